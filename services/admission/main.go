@@ -1,0 +1,14 @@
+// Command admission will serve kubesplit's admission stage. It is a placeholder until the
+// split chain lands (see DESIGN.md, "The five services"); it exits with an
+// error so nobody mistakes it for a working stage.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	fmt.Fprintln(os.Stderr, "kubesplit-admission: not implemented yet")
+	os.Exit(2)
+}

@@ -1,0 +1,3 @@
+module github.com/kubesplit/kubesplit/services/aggregator
+
+go 1.26.0

@@ -1,0 +1,202 @@
+package handler
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+)
+
+// maxBodyBytes is the largest request body accepted, as kube-apiserver's
+// 3 MiB limit.
+const maxBodyBytes = 3 << 20
+
+// maxDepth bounds how deeply a body may nest, so an absurd document is a
+// clear 400 and not a deep recursion.
+const maxDepth = 100
+
+// readBody reads a request body, refusing one over maxBodyBytes with 413.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, apierrors.NewBadRequest("reading the request body: " + err.Error())
+	}
+	if len(body) > maxBodyBytes {
+		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", maxBodyBytes))
+	}
+	return body, nil
+}
+
+// bodyJSON converts a body in any accepted media type to JSON.
+func bodyJSON(media string, body []byte, gvkInfo *resource.Info) ([]byte, []error, error) {
+	switch media {
+	case mediaJSON:
+		return body, nil, nil
+	case mediaYAML:
+		data, err := yaml.YAMLToJSONStrict(body)
+		if err == nil {
+			return data, nil, nil
+		}
+		data, err2 := yaml.YAMLToJSON(body)
+		if err2 != nil {
+			return nil, nil, apierrors.NewBadRequest("the body is not valid YAML: " + err2.Error())
+		}
+		return data, []error{err}, nil
+	case mediaProtobuf:
+		obj, ok := resource.Typed(gvkInfo.GroupVersionKind())
+		if !ok {
+			return nil, nil, unsupportedMedia(media)
+		}
+		decoded, _, err := protobufSerializer.Decode(body, nil, obj)
+		if err != nil {
+			return nil, nil, apierrors.NewBadRequest("the body is not a valid protobuf object: " + err.Error())
+		}
+		data, err := utiljson.Marshal(decoded)
+		return data, nil, err
+	}
+	return nil, nil, unsupportedMedia(media)
+}
+
+// unsupportedMedia is 415, on which client-go falls back to JSON.
+func unsupportedMedia(media string) error {
+	return apierrors.NewGenericServerResponse(http.StatusUnsupportedMediaType, "", schema.GroupResource{}, "",
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got %s)", media), 0, false)
+}
+
+// decodeObject reads a request body as an object of info's kind. Unknown and
+// duplicate fields are reported as the fieldValidation mode says: errors
+// under Strict, warnings otherwise.
+func decodeObject(info *resource.Info, media string, body []byte, mode string) (*unstructured.Unstructured, []string, error) {
+	data, strictErrs, err := bodyJSON(media, body, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, moreErrs, err := objectFromJSON(info, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnings, err := fieldProblems(mode, append(strictErrs, moreErrs...))
+	return obj, warnings, err
+}
+
+// objectFromJSON parses JSON as an object of info's kind: apiVersion and kind
+// must match (or be absent), and built-in kinds go through their Go type,
+// which drops unknown fields exactly as kube-apiserver does.
+func objectFromJSON(info *resource.Info, data []byte) (*unstructured.Unstructured, []error, error) {
+	if err := checkDepth(data); err != nil {
+		return nil, nil, err
+	}
+	m := map[string]any{}
+	if err := utiljson.Unmarshal(data, &m); err != nil {
+		return nil, nil, apierrors.NewBadRequest("the body is not a JSON object: " + err.Error())
+	}
+	obj := &unstructured.Unstructured{Object: m}
+	if err := checkKind(info, obj); err != nil {
+		return nil, nil, err
+	}
+	typed, ok := resource.Typed(info.GroupVersionKind())
+	if !ok {
+		return obj, nil, nil
+	}
+	data, _ = utiljson.Marshal(m)
+	strictErrs, err := kjson.UnmarshalStrict(data, typed)
+	if err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the body is not a valid %s: %v", info.Kind, err))
+	}
+	norm, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj = &unstructured.Unstructured{Object: norm}
+	obj.SetAPIVersion(info.APIVersion())
+	obj.SetKind(info.Kind)
+	return obj, strictErrs, nil
+}
+
+// checkKind fills in a missing apiVersion and kind and refuses others.
+func checkKind(info *resource.Info, obj *unstructured.Unstructured) error {
+	switch av := obj.GetAPIVersion(); {
+	case av == "":
+		obj.SetAPIVersion(info.APIVersion())
+	case av != info.APIVersion():
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", av, info.APIVersion()))
+	}
+	switch k := obj.GetKind(); {
+	case k == "":
+		obj.SetKind(info.Kind)
+	case k != info.Kind:
+		return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): kind %q", info.Kind, k))
+	}
+	return nil
+}
+
+// checkDepth refuses JSON nested deeper than maxDepth.
+func checkDepth(data []byte) error {
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			if depth > maxDepth {
+				return apierrors.NewBadRequest(fmt.Sprintf("the body nests deeper than %d levels", maxDepth))
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+// fieldValidationMode reads ?fieldValidation; kube's default is Warn.
+func fieldValidationMode(r *http.Request) (string, error) {
+	switch v := r.URL.Query().Get("fieldValidation"); v {
+	case "":
+		return "Warn", nil
+	case "Ignore", "Warn", "Strict":
+		return v, nil
+	default:
+		return "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation must be one of Ignore, Warn or Strict, not %q", v))
+	}
+}
+
+// fieldProblems applies the fieldValidation mode to unknown and duplicate
+// field errors.
+func fieldProblems(mode string, errs []error) ([]string, error) {
+	if len(errs) == 0 || mode == "Ignore" {
+		return nil, nil
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = strictMessage(e)
+	}
+	if mode == "Strict" {
+		return nil, apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+	}
+	return msgs, nil
+}
+
+func strictMessage(err error) string {
+	msg := err.Error()
+	// sigs.k8s.io/yaml wraps duplicate-key errors in a long preamble.
+	if i := strings.LastIndex(msg, "key "); i >= 0 && strings.Contains(msg, "already set") {
+		return "duplicate field " + strings.TrimSpace(msg[i+4:])
+	}
+	return msg
+}

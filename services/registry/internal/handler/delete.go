@@ -1,0 +1,230 @@
+package handler
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// Finalizers the garbage collector acts on, set here when a DELETE asks
+// for foreground or orphan propagation.
+const (
+	finalizerForeground = metav1.FinalizerDeleteDependents
+	finalizerOrphan     = metav1.FinalizerOrphanDependents
+)
+
+// deleteOptions reads DeleteOptions from the body (any media type) and
+// the query.
+func (q *request) deleteOptions() (*metav1.DeleteOptions, error) {
+	opts := &metav1.DeleteOptions{}
+	body, err := readBody(q.r)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > 0 {
+		if _, _, err := resource.Codecs.UniversalDeserializer().Decode(body, nil, opts); err != nil {
+			return nil, apierrors.NewBadRequest("the body is not valid DeleteOptions: " + err.Error())
+		}
+	}
+	v := q.r.URL.Query()
+	if p := v.Get("propagationPolicy"); p != "" {
+		policy := metav1.DeletionPropagation(p)
+		opts.PropagationPolicy = &policy
+	}
+	if v.Get("orphanDependents") == "true" && opts.PropagationPolicy == nil {
+		policy := metav1.DeletePropagationOrphan
+		opts.PropagationPolicy = &policy
+	}
+	if g := v.Get("gracePeriodSeconds"); g != "" {
+		n, err := strconv.ParseInt(g, 10, 64)
+		if err != nil {
+			return nil, apierrors.NewBadRequest("gracePeriodSeconds must be an integer")
+		}
+		opts.GracePeriodSeconds = &n
+	}
+	if d, err := dryRun(q.r); err != nil {
+		return nil, err
+	} else if d {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if p := opts.PropagationPolicy; p != nil {
+		switch *p {
+		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
+		default:
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("propagationPolicy %q is not one of Background, Foreground, Orphan", *p))
+		}
+	}
+	return opts, nil
+}
+
+func (q *request) delete() error {
+	if err := q.namespaceOK(); err != nil {
+		return err
+	}
+	out, err := q.output()
+	if err != nil {
+		return err
+	}
+	opts, err := q.deleteOptions()
+	if err != nil {
+		return err
+	}
+	obj, done, err := q.deleteOne(q.info.Namespace, q.info.Name, opts)
+	if err != nil {
+		return err
+	}
+	if !done {
+		// Finalizers hold the object back: kube answers 202 with it.
+		return q.send(http.StatusAccepted, obj, out)
+	}
+	return q.success(obj.Obj)
+}
+
+// deleteOne deletes an object, or, when finalizers (its own or those the
+// propagation policy adds) must run first, marks it for deletion. done
+// reports whether it is gone.
+func (q *request) deleteOne(namespace, name string, opts *metav1.DeleteOptions) (*storage.Object, bool, error) {
+	ctx := q.r.Context()
+	dry := len(opts.DryRun) > 0
+	check := func(cur *storage.Object) error { return q.deletePreconditions(opts.Preconditions, cur.Obj) }
+	cur, err := q.store.Get(ctx, namespace, name, storage.ReadOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	if !q.needsFinalizing(cur.Obj, opts) {
+		gone, err := q.store.Delete(ctx, namespace, name, check, dry)
+		return gone, true, err
+	}
+	marked, err := q.store.Update(ctx, namespace, name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
+		if err := check(cur); err != nil {
+			return nil, err
+		}
+		return q.markDeleted(cur.Obj, opts), nil
+	}, dry)
+	if err != nil {
+		return nil, false, err
+	}
+	if marked.Obj.GetDeletionTimestamp() == nil {
+		return marked, true, nil
+	}
+	return marked, false, nil
+}
+
+// needsFinalizing reports whether deleting obj must wait for finalizers.
+func (q *request) needsFinalizing(obj *unstructured.Unstructured, opts *metav1.DeleteOptions) bool {
+	if len(obj.GetFinalizers()) > 0 || obj.GetDeletionTimestamp() != nil {
+		return true
+	}
+	if p := opts.PropagationPolicy; p != nil && *p != metav1.DeletePropagationBackground {
+		return true
+	}
+	if q.res.SpecFinalizers {
+		f, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "finalizers")
+		return len(f) > 0
+	}
+	return false
+}
+
+// markDeleted sets deletionTimestamp and the finalizer a propagation
+// policy asks for; a namespace also turns Terminating.
+func (q *request) markDeleted(cur *unstructured.Unstructured, opts *metav1.DeleteOptions) *unstructured.Unstructured {
+	obj := cur.DeepCopy()
+	if obj.GetDeletionTimestamp() == nil {
+		now := q.h.now()
+		obj.SetDeletionTimestamp(&now)
+		zero := int64(0)
+		obj.SetDeletionGracePeriodSeconds(&zero)
+	}
+	if p := opts.PropagationPolicy; p != nil {
+		finalizers := without(obj.GetFinalizers(), finalizerForeground, finalizerOrphan)
+		switch *p {
+		case metav1.DeletePropagationForeground:
+			finalizers = append(finalizers, finalizerForeground)
+		case metav1.DeletePropagationOrphan:
+			finalizers = append(finalizers, finalizerOrphan)
+		}
+		obj.SetFinalizers(finalizers)
+	}
+	if q.res.SpecFinalizers {
+		_ = unstructured.SetNestedField(obj.Object, "Terminating", "status", "phase")
+	}
+	return obj
+}
+
+func without(list []string, drop ...string) []string {
+	var out []string
+	for _, s := range list {
+		keep := true
+		for _, d := range drop {
+			keep = keep && s != d
+		}
+		if keep {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// deletePreconditions checks DeleteOptions.preconditions.
+func (q *request) deletePreconditions(p *metav1.Preconditions, cur *unstructured.Unstructured) error {
+	if p == nil {
+		return nil
+	}
+	if p.UID != nil && *p.UID != cur.GetUID() {
+		return apierrors.NewConflict(q.groupResource(), cur.GetName(),
+			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", *p.UID, cur.GetUID()))
+	}
+	if p.ResourceVersion != nil && *p.ResourceVersion != cur.GetResourceVersion() {
+		return apierrors.NewConflict(q.groupResource(), cur.GetName(),
+			fmt.Errorf("Precondition failed: ResourceVersion in precondition: %v, ResourceVersion in object meta: %v", *p.ResourceVersion, cur.GetResourceVersion()))
+	}
+	return nil
+}
+
+// success answers a completed delete with a Success Status, as kube does.
+func (q *request) success(obj *unstructured.Unstructured) error {
+	s := &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   metav1.StatusSuccess,
+		Details:  &metav1.StatusDetails{Name: obj.GetName(), Group: q.res.Group, Kind: q.res.Resource, UID: obj.GetUID()},
+	}
+	q.written = true
+	out, err := q.output()
+	if err != nil || out.as != "" {
+		out = output{media: mediaJSON}
+	}
+	return writeTyped(q.w, http.StatusOK, out.media, s)
+}
+
+func (q *request) deleteCollection() error {
+	opts, err := q.deleteOptions()
+	if err != nil {
+		return err
+	}
+	lopts, err := q.listOptions()
+	if err != nil {
+		return err
+	}
+	res, err := q.store.List(q.r.Context(), q.info.Namespace, lopts)
+	if err != nil {
+		return err
+	}
+	for _, item := range res.Items {
+		if _, _, err := q.deleteOne(item.Obj.GetNamespace(), item.Obj.GetName(), opts); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	q.written = true
+	return writeTyped(q.w, http.StatusOK, mediaJSON, &metav1.Status{
+		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess})
+}
+
+var _ runtime.Object = &metav1.Status{}

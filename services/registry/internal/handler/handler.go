@@ -1,0 +1,144 @@
+// Package handler serves the Kubernetes REST API of the registry's
+// resources: it parses a request, decodes its body, runs the generic
+// create/update/patch/delete logic around a storage.Store, and encodes the
+// answer in the format the client negotiated.
+package handler
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// Handler serves resource requests for a set of stores.
+type Handler struct {
+	mu     sync.RWMutex
+	stores map[schema.GroupVersionResource]*storage.Store
+	// namespaces is the store of Namespaces, to refuse objects in a
+	// namespace that does not exist.
+	namespaces *storage.Store
+	fields     fieldManagers
+	now        func() metav1.Time
+	// closing is closed when the server shuts down, ending every watch.
+	closing  chan struct{}
+	closeOne sync.Once
+}
+
+// Shutdown ends every watch, so the HTTP server can drain.
+func (h *Handler) Shutdown() { h.closeOne.Do(func() { close(h.closing) }) }
+
+// New returns a handler for stores.
+func New(stores []*storage.Store) *Handler {
+	h := &Handler{stores: map[schema.GroupVersionResource]*storage.Store{}, now: metav1.Now, closing: make(chan struct{})}
+	for _, s := range stores {
+		h.Add(s)
+	}
+	return h
+}
+
+// Add serves one more resource (custom resources arrive at run time).
+func (h *Handler) Add(s *storage.Store) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	info := s.Info()
+	h.stores[info.GroupVersionResource()] = s
+	if info.Group == "" && info.Resource == "namespaces" {
+		h.namespaces = s
+	}
+}
+
+// Remove stops serving a resource.
+func (h *Handler) Remove(gvr schema.GroupVersionResource) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.stores, gvr)
+}
+
+func (h *Handler) store(info *requestinfo.Info) (*storage.Store, bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	s, ok := h.stores[schema.GroupVersionResource{Group: info.APIGroup, Version: info.APIVersion, Resource: info.Resource}]
+	return s, ok
+}
+
+// ServeHTTP dispatches a resource request by verb.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info := requestinfo.New(r)
+	if !info.IsResourceRequest {
+		apierror.Write(w, apierrors.NewNotFound(schema.GroupResource{}, info.Path))
+		return
+	}
+	s, ok := h.store(info)
+	if !ok || len(info.Parts) > 3 || (info.Subresource != "" && !s.Info().HasSubresource(info.Subresource)) ||
+		(!s.Info().Namespaced && info.Namespace != "" && info.Resource != "namespaces") {
+		apierror.Write(w, notFoundPath(info.Path))
+		return
+	}
+	req := &request{h: h, w: w, r: r, info: info, store: s, res: s.Info()}
+	var err error
+	switch info.Verb {
+	case "get":
+		err = req.get()
+	case "list":
+		err = req.list()
+	case "watch":
+		err = req.watch()
+	case "create":
+		err = req.create()
+	case "update":
+		err = req.update()
+	case "patch":
+		err = req.patch()
+	case "delete":
+		err = req.delete()
+	case "deletecollection":
+		err = req.deleteCollection()
+	default:
+		err = apierrors.NewMethodNotSupported(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, r.Method)
+	}
+	if err != nil {
+		if !req.written {
+			apierror.Write(w, err)
+		} else {
+			slog.Warn("request failed after the response began", "path", r.URL.Path, "err", err)
+		}
+	}
+}
+
+func notFoundPath(path string) error {
+	return apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "",
+		"the server could not find the requested resource", 0, false)
+}
+
+// request is one resource request in flight.
+type request struct {
+	h       *Handler
+	w       http.ResponseWriter
+	r       *http.Request
+	info    *requestinfo.Info
+	store   *storage.Store
+	res     *resource.Info
+	written bool
+}
+
+func (q *request) groupResource() schema.GroupResource {
+	return schema.GroupResource{Group: q.res.Group, Resource: q.res.Resource}
+}
+
+// namespaceOK checks the request's namespace: required for namespaced
+// resources (except lists and watches across all namespaces).
+func (q *request) namespaceOK() error {
+	if q.res.Namespaced && q.info.Namespace == "" && q.info.Name != "" {
+		return apierrors.NewBadRequest("the namespace of the object must be given in the URL")
+	}
+	return nil
+}

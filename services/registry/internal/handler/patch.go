@@ -1,0 +1,185 @@
+package handler
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// maxJSONPatchOps bounds a JSON patch, so one request cannot make the
+// server do unbounded work.
+const maxJSONPatchOps = 10000
+
+func (q *request) patch() error {
+	if err := q.namespaceOK(); err != nil {
+		return err
+	}
+	wr, err := q.newWrite()
+	if err != nil {
+		return err
+	}
+	kind := types.PatchType(contentType(q.r))
+	switch kind {
+	case types.JSONPatchType, types.MergePatchType, types.StrategicMergePatchType, types.ApplyYAMLPatchType:
+	default:
+		return unsupportedMedia(string(kind))
+	}
+	body, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	if kind == types.ApplyYAMLPatchType {
+		return q.apply(wr, body)
+	}
+	stored, err := q.store.Update(q.r.Context(), q.info.Namespace, q.info.Name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
+		patched, err := patchJSON(q.res, kind, cur.JSON, body)
+		if err != nil {
+			return nil, err
+		}
+		obj, strictErrs, err := objectFromJSON(q.res, patched)
+		if err != nil {
+			return nil, err
+		}
+		if wr.warnings, err = fieldProblems(wr.mode, strictErrs); err != nil {
+			return nil, err
+		}
+		if obj.GetName() != q.info.Name || obj.GetNamespace() != cur.Obj.GetNamespace() {
+			return nil, apierrors.NewBadRequest("a patch may not change the name or namespace of an object")
+		}
+		if err := q.preconditions(obj, cur.Obj); err != nil {
+			return nil, err
+		}
+		return obj, q.admitUpdate(wr, obj, cur.Obj)
+	}, wr.dryRun)
+	if err != nil {
+		return err
+	}
+	return q.finish(wr, http.StatusOK, stored)
+}
+
+// patchJSON applies a JSON, merge or strategic merge patch to an object's
+// JSON.
+func patchJSON(info *resource.Info, kind types.PatchType, cur, patch []byte) ([]byte, error) {
+	if err := checkDepth(patch); err != nil {
+		return nil, err
+	}
+	switch kind {
+	case types.JSONPatchType:
+		p, err := jsonpatch.DecodePatch(patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest("invalid JSON patch: " + err.Error())
+		}
+		if len(p) > maxJSONPatchOps {
+			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("the JSON patch has %d operations, more than %d", len(p), maxJSONPatchOps))
+		}
+		out, err := p.Apply(cur)
+		if err != nil {
+			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+		}
+		return out, nil
+	case types.MergePatchType:
+		out, err := jsonpatch.MergePatch(cur, patch)
+		if err != nil {
+			return nil, apierrors.NewBadRequest("invalid merge patch: " + err.Error())
+		}
+		return out, nil
+	}
+	typed, ok := resource.Typed(info.GroupVersionKind())
+	if !ok {
+		return nil, unsupportedMedia(string(kind))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(patch, &m); err != nil {
+		return nil, apierrors.NewBadRequest("invalid strategic merge patch: " + err.Error())
+	}
+	out, err := strategicpatch.StrategicMergePatch(cur, patch, typed)
+	if err != nil {
+		return nil, apierrors.NewBadRequest("invalid strategic merge patch: " + err.Error())
+	}
+	return out, nil
+}
+
+// apply is server-side apply: the body is the caller's whole intent for the
+// fields it manages, merged into the live object, creating it if absent.
+func (q *request) apply(wr *write, body []byte) error {
+	if q.r.URL.Query().Get("fieldManager") == "" {
+		return apierrors.NewBadRequest("PATCH with apply requires the fieldManager parameter")
+	}
+	force := q.r.URL.Query().Get("force") == "true"
+	data, err := yaml.YAMLToJSON(body)
+	if err != nil {
+		return apierrors.NewBadRequest("the apply body is not valid YAML: " + err.Error())
+	}
+	intent, strictErrs, err := objectFromJSON(q.res, data)
+	if err != nil {
+		return err
+	}
+	if wr.warnings, err = fieldProblems(wr.mode, strictErrs); err != nil {
+		return err
+	}
+	if intent.GetName() != q.info.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", intent.GetName(), q.info.Name))
+	}
+	if err := q.matchNamespace(intent); err != nil {
+		return err
+	}
+	fm, err := q.h.fields.get(q.res, q.info.Subresource)
+	if err != nil {
+		return err
+	}
+	ctx := q.r.Context()
+	if _, err := q.store.Get(ctx, q.info.Namespace, q.info.Name, storage.ReadOptions{}); apierrors.IsNotFound(err) && q.info.Subresource == "" {
+		empty := &unstructured.Unstructured{Object: map[string]any{}}
+		empty.SetGroupVersionKind(q.res.GroupVersionKind())
+		applied, err := fm.Apply(empty, intent, wr.manager, force)
+		if err != nil {
+			return err
+		}
+		obj := applied.(*unstructured.Unstructured)
+		prepareCreate(q.res, obj, q.h.now())
+		if q.res.Default != nil {
+			q.res.Default(obj)
+		}
+		if err := validate(q.res, obj, nil); err != nil {
+			return err
+		}
+		if err := q.h.namespaceExists(ctx, q.res.Namespaced, obj.GetNamespace()); err != nil {
+			return err
+		}
+		stored, err := q.store.Create(ctx, obj, wr.dryRun)
+		if err != nil {
+			return err
+		}
+		return q.finish(wr, http.StatusCreated, stored)
+	}
+	stored, err := q.store.Update(ctx, q.info.Namespace, q.info.Name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
+		if err := q.preconditions(intent, cur.Obj); err != nil {
+			return nil, err
+		}
+		applied, err := fm.Apply(cur.Obj.DeepCopy(), intent.DeepCopy(), wr.manager, force)
+		if err != nil {
+			return nil, err
+		}
+		obj := applied.(*unstructured.Unstructured)
+		prepareUpdate(q.res, obj, cur.Obj, q.info.Subresource)
+		if q.res.Default != nil {
+			q.res.Default(obj)
+		}
+		return obj, validate(q.res, obj, cur.Obj)
+	}, wr.dryRun)
+	if err != nil {
+		return err
+	}
+	return q.finish(wr, http.StatusOK, stored)
+}

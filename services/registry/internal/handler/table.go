@@ -1,0 +1,50 @@
+package handler
+
+import (
+	"encoding/json"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// tableOptions is what ?includeObject asks each row to carry: None,
+// Metadata (the default) or Object.
+type tableOptions struct {
+	includeObject metav1.IncludeObjectPolicy
+	// noHeaders leaves out the column definitions (watch events after the
+	// first, as kube sends them).
+	noHeaders bool
+}
+
+// table renders objects as the meta.k8s.io/v1 Table kubectl prints.
+func table(info *resource.Info, objs []*storage.Object, rv, cont string, opts tableOptions) *metav1.Table {
+	cols := info.Columns
+	if cols == nil {
+		cols = printers.Default
+	}
+	t := &metav1.Table{
+		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		ListMeta: metav1.ListMeta{ResourceVersion: rv, Continue: cont},
+		Rows:     make([]metav1.TableRow, 0, len(objs)),
+	}
+	if !opts.noHeaders {
+		t.ColumnDefinitions = printers.Definitions(cols)
+	}
+	for _, obj := range objs {
+		row := metav1.TableRow{Cells: printers.Cells(cols, obj.Obj)}
+		switch opts.includeObject {
+		case metav1.IncludeNone:
+		case metav1.IncludeObject:
+			row.Object = runtime.RawExtension{Raw: obj.JSON}
+		default:
+			raw, _ := json.Marshal(partialMetadata(obj))
+			row.Object = runtime.RawExtension{Raw: raw}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}

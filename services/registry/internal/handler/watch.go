@@ -1,0 +1,220 @@
+package handler
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// BookmarkInterval is how often an idle watch that allows bookmarks gets
+// one, so that its client can resume from a recent resourceVersion.
+var BookmarkInterval = time.Minute
+
+// initialEventsEnd marks the bookmark that ends a watch's initial events.
+const initialEventsEnd = "k8s.io/initial-events-end"
+
+func (q *request) watch() error {
+	out, err := q.output()
+	if err != nil {
+		return err
+	}
+	if out.media == mediaYAML {
+		out.media = mediaJSON // kube streams JSON to YAML clients too
+	}
+	lopts, err := q.listOptions()
+	if err != nil {
+		return err
+	}
+	v := q.r.URL.Query()
+	opts := storage.WatchOptions{ReadOptions: lopts.ReadOptions, Selector: lopts.Selector}
+	if s := v.Get("sendInitialEvents"); s != "" {
+		b := s == "true"
+		opts.SendInitialEvents = &b
+	}
+	bookmarks := v.Get("allowWatchBookmarks") == "true"
+	ctx, cancel := watchContext(q.r)
+	defer cancel()
+	w, err := q.store.Watch(ctx, q.info.Namespace, opts)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+
+	enc := &watchEncoder{w: q.w, res: q.res, out: out, table: q.tableOptions()}
+	enc.start()
+	q.written = true
+	for _, ev := range w.Initial {
+		if err := enc.event(ev); err != nil {
+			return err
+		}
+	}
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents && bookmarks {
+		if err := enc.bookmark(w.Rev, true); err != nil {
+			return err
+		}
+	}
+	return q.stream(ctx, w, enc, bookmarks)
+}
+
+// stream sends events until the watch, the request or its timeout ends.
+func (q *request) stream(ctx context.Context, w *storage.Watch, enc *watchEncoder, bookmarks bool) error {
+	tick := time.NewTicker(BookmarkInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case ev, ok := <-w.Events:
+			if !ok {
+				return nil
+			}
+			if err := enc.event(ev); err != nil {
+				return err
+			}
+		case <-tick.C:
+			// Every event up to the revision read first has been queued
+			// before it; with the queue empty, all of them were sent.
+			if rev, ok := q.store.WatchRevision(w); bookmarks && ok && len(w.Events) == 0 {
+				if err := enc.bookmark(rev, false); err != nil {
+					return err
+				}
+			}
+		case <-ctx.Done():
+			return nil
+		case <-q.h.closing:
+			return nil
+		}
+	}
+}
+
+// watchContext bounds a watch by ?timeoutSeconds or, as kube does, a random
+// 30 to 60 minutes, so watchers spread their reconnects.
+func watchContext(r *http.Request) (context.Context, context.CancelFunc) {
+	timeout := 30*time.Minute + time.Duration(rand.Int64N(int64(30*time.Minute)))
+	if s := r.URL.Query().Get("timeoutSeconds"); s != "" {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
+			timeout = time.Duration(n) * time.Second
+		}
+	}
+	return context.WithTimeout(r.Context(), timeout)
+}
+
+// watchEncoder writes watch events in the negotiated format.
+type watchEncoder struct {
+	w     http.ResponseWriter
+	res   *resource.Info
+	out   output
+	table tableOptions
+	buf   bytes.Buffer
+}
+
+func (e *watchEncoder) start() {
+	ct := mediaJSON
+	if e.out.media == mediaProtobuf {
+		ct = mediaProtobuf + ";stream=watch"
+	}
+	e.w.Header().Set("Content-Type", ct)
+	e.w.Header().Set("Transfer-Encoding", "chunked")
+	e.w.WriteHeader(http.StatusOK)
+	e.flush()
+}
+
+func (e *watchEncoder) flush() {
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// event sends one event.
+func (e *watchEncoder) event(ev storage.Event) error {
+	if ev.Type == watch.Error {
+		status, _ := json.Marshal(apierror.Status(ev.Err))
+		return e.write(watch.Error, status, nil)
+	}
+	raw := ev.Object.JSON
+	if e.out.as == "Table" {
+		raw, _ = json.Marshal(table(e.res, []*storage.Object{ev.Object}, ev.Object.Obj.GetResourceVersion(), "", e.table))
+	} else if e.out.as != "" {
+		raw, _ = json.Marshal(partialMetadata(ev.Object))
+	}
+	return e.write(ev.Type, raw, ev.Object)
+}
+
+// bookmark sends a BOOKMARK carrying only a resourceVersion.
+func (e *watchEncoder) bookmark(rev int64, initialEnd bool) error {
+	meta := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
+	if initialEnd {
+		meta["annotations"] = map[string]string{initialEventsEnd: "true"}
+	}
+	raw, _ := json.Marshal(map[string]any{"kind": e.res.Kind, "apiVersion": e.res.APIVersion(), "metadata": meta})
+	return e.write(watch.Bookmark, raw, nil)
+}
+
+// write frames one event: a JSON line, or a length-prefixed protobuf
+// WatchEvent whose object is itself a protobuf-encoded kind.
+func (e *watchEncoder) write(typ watch.EventType, raw []byte, obj *storage.Object) error {
+	if e.out.media != mediaProtobuf || e.out.as == "Table" {
+		e.buf.Reset()
+		e.buf.WriteString(`{"type":"`)
+		e.buf.WriteString(string(typ))
+		e.buf.WriteString(`","object":`)
+		e.buf.Write(raw)
+		e.buf.WriteString("}\n")
+		_, err := e.w.Write(e.buf.Bytes())
+		e.flush()
+		return err
+	}
+	inner, err := protobufObject(raw, e.res, typ)
+	if err != nil {
+		return err
+	}
+	we := metav1.WatchEvent{Type: string(typ), Object: runtime.RawExtension{Raw: inner}}
+	data, err := we.Marshal()
+	if err != nil {
+		return err
+	}
+	var size [4]byte
+	binary.BigEndian.PutUint32(size[:], uint32(len(data)))
+	if _, err := e.w.Write(size[:]); err != nil {
+		return err
+	}
+	_, err = e.w.Write(data)
+	e.flush()
+	return err
+}
+
+// protobufObject encodes an event's JSON object as protobuf: the resource's
+// kind, or a Status for ERROR events.
+func protobufObject(raw []byte, res *resource.Info, typ watch.EventType) ([]byte, error) {
+	var obj runtime.Object
+	if typ == watch.Error {
+		obj = &metav1.Status{}
+	} else if typed, ok := resource.Typed(res.GroupVersionKind()); ok {
+		obj = typed
+	} else {
+		obj = &metav1.PartialObjectMetadata{}
+	}
+	if err := json.Unmarshal(raw, obj); err != nil {
+		return nil, err
+	}
+	if typ == watch.Error {
+		obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersion{Version: "v1"}.WithKind("Status"))
+	}
+	var b bytes.Buffer
+	if err := protobufSerializer.Encode(obj, &b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,225 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// write is what every create, update and patch shares: how to answer, how
+// strictly to read fields, whether to store at all, and who is writing.
+type write struct {
+	out      output
+	mode     string // fieldValidation
+	dryRun   bool
+	manager  string
+	warnings []string
+}
+
+func (q *request) newWrite() (*write, error) {
+	out, err := q.output()
+	if err != nil {
+		return nil, err
+	}
+	mode, err := fieldValidationMode(q.r)
+	if err != nil {
+		return nil, err
+	}
+	dryRun, err := dryRun(q.r)
+	if err != nil {
+		return nil, err
+	}
+	v := q.r.URL.Query()
+	return &write{out: out, mode: mode, dryRun: dryRun, manager: managerName(v.Get("fieldManager"), q.r.UserAgent())}, nil
+}
+
+// dryRun reads ?dryRun: All or nothing.
+func dryRun(r *http.Request) (bool, error) {
+	values := r.URL.Query()["dryRun"]
+	for _, v := range values {
+		if v != metav1.DryRunAll {
+			return false, apierrors.NewBadRequest(fmt.Sprintf("unsupported dry run value %q: only All is supported", v))
+		}
+	}
+	return len(values) > 0, nil
+}
+
+// finish sends the stored object with any warnings.
+func (q *request) finish(wr *write, code int, obj *storage.Object) error {
+	for _, msg := range wr.warnings {
+		q.w.Header().Add("Warning", "299 - "+strconv.Quote(msg))
+	}
+	return q.send(code, obj, wr.out)
+}
+
+func (q *request) create() error {
+	if q.info.Name != "" {
+		return apierrors.NewMethodNotSupported(q.groupResource(), "create on a named "+q.res.Kind)
+	}
+	if q.res.Namespaced && q.info.Namespace == "" {
+		return apierrors.NewBadRequest("the namespace of the object must be given in the URL")
+	}
+	wr, err := q.newWrite()
+	if err != nil {
+		return err
+	}
+	body, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	obj, warnings, err := decodeObject(q.res, contentType(q.r), body, wr.mode)
+	if err != nil {
+		return err
+	}
+	wr.warnings = warnings
+	if err := q.matchNamespace(obj); err != nil {
+		return err
+	}
+	if err := q.admitCreate(wr, obj); err != nil {
+		return err
+	}
+	stored, err := q.store.Create(q.r.Context(), obj, wr.dryRun)
+	if err != nil {
+		return err
+	}
+	return q.finish(wr, http.StatusCreated, stored)
+}
+
+// admitCreate turns a decoded object into what is stored: server-owned
+// fields, defaults, managed fields, then validation and the namespace
+// check. Nothing here touches storage but the namespace lookup.
+func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
+	prepareCreate(q.res, obj, q.h.now())
+	if q.res.Default != nil {
+		q.res.Default(obj)
+	}
+	if err := q.trackFields(wr, nil, obj); err != nil {
+		return err
+	}
+	if err := validate(q.res, obj, nil); err != nil {
+		return err
+	}
+	return q.h.namespaceExists(q.r.Context(), q.res.Namespaced, obj.GetNamespace())
+}
+
+// trackFields records obj's managed fields for an update by wr.manager;
+// cur is nil on create.
+func (q *request) trackFields(wr *write, cur, obj *unstructured.Unstructured) error {
+	fm, err := q.h.fields.get(q.res, q.info.Subresource)
+	if err != nil {
+		return err
+	}
+	live := cur
+	if live == nil {
+		live = &unstructured.Unstructured{Object: map[string]any{}}
+		live.SetGroupVersionKind(q.res.GroupVersionKind())
+	}
+	tracked := fm.UpdateNoErrors(live, obj, wr.manager)
+	if u, ok := tracked.(*unstructured.Unstructured); ok {
+		obj.Object = u.Object
+	}
+	return nil
+}
+
+// matchNamespace fills in the URL's namespace, refusing a different one.
+func (q *request) matchNamespace(obj *unstructured.Unstructured) error {
+	if !q.res.Namespaced {
+		return nil
+	}
+	switch ns := obj.GetNamespace(); {
+	case ns == "":
+		obj.SetNamespace(q.info.Namespace)
+	case ns != q.info.Namespace:
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// namespaceExists refuses objects in a namespace that does not exist. The
+// cache answers when it has the namespace; otherwise a consistent read
+// makes sure it was not just created.
+func (h *Handler) namespaceExists(ctx context.Context, namespaced bool, ns string) error {
+	if !namespaced || h.namespaces == nil {
+		return nil
+	}
+	if _, err := h.namespaces.Get(ctx, "", ns, storage.ReadOptions{ResourceVersion: "0"}); err == nil {
+		return nil
+	}
+	if _, err := h.namespaces.Get(ctx, "", ns, storage.ReadOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, ns)
+		}
+		return err
+	}
+	return nil
+}
+
+func (q *request) update() error {
+	if err := q.namespaceOK(); err != nil {
+		return err
+	}
+	wr, err := q.newWrite()
+	if err != nil {
+		return err
+	}
+	body, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	obj, warnings, err := decodeObject(q.res, contentType(q.r), body, wr.mode)
+	if err != nil {
+		return err
+	}
+	wr.warnings = warnings
+	if err := q.matchNamespace(obj); err != nil {
+		return err
+	}
+	if obj.GetName() != q.info.Name {
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), q.info.Name))
+	}
+	stored, err := q.store.Update(q.r.Context(), q.info.Namespace, q.info.Name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
+		next := obj.DeepCopy()
+		if err := q.preconditions(next, cur.Obj); err != nil {
+			return nil, err
+		}
+		return next, q.admitUpdate(wr, next, cur.Obj)
+	}, wr.dryRun)
+	if err != nil {
+		return err
+	}
+	return q.finish(wr, http.StatusOK, stored)
+}
+
+// preconditions checks a write's resourceVersion and uid against the
+// current object: a stale one is a 409 Conflict.
+func (q *request) preconditions(obj, cur *unstructured.Unstructured) error {
+	if rv := obj.GetResourceVersion(); rv != "" && rv != cur.GetResourceVersion() {
+		return apierrors.NewConflict(q.groupResource(), q.info.Name,
+			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	if uid := obj.GetUID(); uid != "" && uid != cur.GetUID() {
+		return apierrors.NewConflict(q.groupResource(), q.info.Name,
+			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.GetUID()))
+	}
+	return nil
+}
+
+// admitUpdate turns the new state of an object into what is stored.
+func (q *request) admitUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
+	prepareUpdate(q.res, obj, cur, q.info.Subresource)
+	if q.res.Default != nil {
+		q.res.Default(obj)
+	}
+	if err := q.trackFields(wr, cur, obj); err != nil {
+		return err
+	}
+	return validate(q.res, obj, cur)
+}

@@ -1,0 +1,122 @@
+package printers
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Objects reach the printers as decoded JSON in which any field may be
+// missing, null or of the wrong type. These accessors answer the zero value
+// in all those cases, so a malformed object still gets a row instead of
+// failing the whole list.
+
+// field walks path through nested maps.
+func field(obj map[string]any, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// str is the string at path, or "".
+func str(obj map[string]any, path ...string) string {
+	s, _ := field(obj, path...).(string)
+	return s
+}
+
+// integer is the number at path, or 0. JSON decoders hand numbers over as
+// int64, float64 or json.Number depending on how they were configured.
+func integer(obj map[string]any, path ...string) int64 {
+	switch n := field(obj, path...).(type) {
+	case int64:
+		return n
+	case int:
+		return int64(n)
+	case int32:
+		return int64(n)
+	case float64:
+		return int64(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return i
+	}
+	return 0
+}
+
+// boolean is the bool at path, or false.
+func boolean(obj map[string]any, path ...string) bool {
+	b, _ := field(obj, path...).(bool)
+	return b
+}
+
+// object is the map at path, or nil. A present but empty map is returned
+// non-nil, because kube tells "terminated: {}" apart from no terminated.
+func object(obj map[string]any, path ...string) map[string]any {
+	m, _ := field(obj, path...).(map[string]any)
+	return m
+}
+
+// list is the array at path, or nil.
+func list(obj map[string]any, path ...string) []any {
+	l, _ := field(obj, path...).([]any)
+	return l
+}
+
+// objects is the array of maps at path, skipping entries that are not maps.
+func objects(obj map[string]any, path ...string) []map[string]any {
+	var out []map[string]any
+	for _, e := range list(obj, path...) {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// strs is the array of strings at path, skipping entries that are not
+// strings.
+func strs(obj map[string]any, path ...string) []string {
+	var out []string
+	for _, e := range list(obj, path...) {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// stringMap is the map of strings at path (labels, selectors), skipping
+// values that are not strings.
+func stringMap(obj map[string]any, path ...string) map[string]string {
+	m := object(obj, path...)
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// timestamp is the RFC 3339 time at path, or the zero time. Go's parser
+// accepts fractional seconds without the layout naming them, so this reads
+// both metav1.Time and metav1.MicroTime values.
+func timestamp(obj map[string]any, path ...string) time.Time {
+	s := str(obj, path...)
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

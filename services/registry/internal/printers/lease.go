@@ -1,0 +1,16 @@
+package printers
+
+import (
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Lease is the table of coordination.k8s.io/v1 leases: NAME HOLDER AGE.
+var Lease = []Column{
+	nameColumn(),
+	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Holder", Type: "string",
+		Description: coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
+		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "spec", "holderIdentity") }},
+	ageColumn(),
+}

@@ -1,0 +1,140 @@
+// Package resource describes the resources the registry serves: where each
+// lives in the URL space and in etcd, and the small strategy (defaulting,
+// validation, status split, selectable fields, table columns) that gives it
+// its type-specific behaviour. The generic store and handlers know nothing
+// else about a type, so a custom resource is just another Info.
+package resource
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
+)
+
+// Info is one served resource.
+type Info struct {
+	Group    string
+	Version  string
+	Resource string // plural, lower case: "configmaps"
+	Kind     string
+	Singular string
+
+	Namespaced bool
+	ShortNames []string
+	Categories []string
+
+	// StatusSubresource means the type's .status is written only through
+	// the status subresource and ignored on the main resource.
+	StatusSubresource bool
+	// Generation means metadata.generation counts changes to everything but
+	// metadata and status, as kube does for types with a spec.
+	Generation bool
+	// SelectableFields are the dotted paths, besides metadata.name and
+	// metadata.namespace, that field selectors accept.
+	SelectableFields []string
+	// SpecFinalizers means spec.finalizers hold an object back from deletion
+	// as metadata.finalizers do (Namespace's "kubernetes" finalizer).
+	SpecFinalizers bool
+	// Subresources the registry serves beyond "status" (e.g. "finalize").
+	Subresources []string
+
+	// ValidateName checks metadata.name (and generateName, with prefix);
+	// nil means a DNS subdomain, as for most kinds.
+	ValidateName func(name string, prefix bool) []string
+
+	// Default fills in server-side defaults; nil means none.
+	Default func(obj *unstructured.Unstructured)
+	// Validate checks an object before it is written; old is nil on create.
+	// nil means only the generic ObjectMeta checks run.
+	Validate func(obj, old *unstructured.Unstructured) field.ErrorList
+	// Columns are the whole table kubectl prints for the resource; nil
+	// means printers.Default (NAME, CREATED AT).
+	Columns []printers.Column
+}
+
+// GroupVersion returns the resource's API group and version.
+func (i *Info) GroupVersion() schema.GroupVersion {
+	return schema.GroupVersion{Group: i.Group, Version: i.Version}
+}
+
+// GroupVersionKind returns the kind of a single object.
+func (i *Info) GroupVersionKind() schema.GroupVersionKind {
+	return i.GroupVersion().WithKind(i.Kind)
+}
+
+// GroupVersionResource returns the resource's full name.
+func (i *Info) GroupVersionResource() schema.GroupVersionResource {
+	return i.GroupVersion().WithResource(i.Resource)
+}
+
+// ListKind is the kind of a list of these objects.
+func (i *Info) ListKind() string { return i.Kind + "List" }
+
+// APIVersion is the apiVersion field of objects of this resource.
+func (i *Info) APIVersion() string { return i.GroupVersion().String() }
+
+// KeyPrefix is the etcd prefix under which every object of the resource is
+// stored: /registry/<group>/<resource>/. The core group is spelled "core" so
+// that no key holds an empty segment.
+func (i *Info) KeyPrefix() string {
+	group := i.Group
+	if group == "" {
+		group = "core"
+	}
+	return "/registry/" + group + "/" + i.Resource + "/"
+}
+
+// Key is the etcd key of one object; namespace is ignored for cluster-scoped
+// resources.
+func (i *Info) Key(namespace, name string) string {
+	if i.Namespaced {
+		return i.KeyPrefix() + namespace + "/" + name
+	}
+	return i.KeyPrefix() + name
+}
+
+// NamespacePrefix is the etcd prefix of the objects in one namespace, or of
+// all objects when namespace is empty or the resource is cluster-scoped.
+func (i *Info) NamespacePrefix(namespace string) string {
+	if !i.Namespaced || namespace == "" {
+		return i.KeyPrefix()
+	}
+	return i.KeyPrefix() + namespace + "/"
+}
+
+// HasSubresource reports whether the resource serves the named subresource.
+func (i *Info) HasSubresource(name string) bool {
+	if name == "status" {
+		return i.StatusSubresource
+	}
+	for _, s := range i.Subresources {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Verbs lists what the resource supports, for discovery.
+func (i *Info) Verbs() []string {
+	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+}
+
+// Matches reports whether name names this resource: its plural, singular,
+// kind (case-insensitive) or a short name, as kubectl resolves them.
+func (i *Info) Matches(name string) bool {
+	n := strings.ToLower(name)
+	if n == i.Resource || n == i.Singular || n == strings.ToLower(i.Kind) {
+		return true
+	}
+	for _, s := range i.ShortNames {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}

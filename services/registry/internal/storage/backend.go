@@ -1,0 +1,105 @@
+package storage
+
+import (
+	"context"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+)
+
+// Backend holds the stores of every resource over one etcd client.
+type Backend struct {
+	ctx    context.Context
+	client *clientv3.Client
+	revs   *revisions
+}
+
+// NewBackend returns a backend whose caches run until ctx ends.
+func NewBackend(ctx context.Context, client *clientv3.Client) *Backend {
+	return &Backend{ctx: ctx, client: client, revs: newRevisions(client)}
+}
+
+// StoreOptions tune one store.
+type StoreOptions struct {
+	// TTL, when set, makes etcd delete each object that long after its
+	// last write (kube's --event-ttl).
+	TTL time.Duration
+}
+
+// NewStore starts the cache of a resource and returns its store.
+func (b *Backend) NewStore(info *resource.Info, opts StoreOptions) *Store {
+	s := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.revs}
+	if opts.TTL > 0 {
+		s.leases = &leases{client: b.client, ttl: opts.TTL}
+	}
+	go s.cache.run(b.ctx)
+	return s
+}
+
+// Ready reports whether the store's cache has been filled.
+func (s *Store) Ready() bool {
+	select {
+	case <-s.cache.ready:
+		return true
+	default:
+		return false
+	}
+}
+
+// WatchOptions say where a watch starts and what it sees.
+type WatchOptions struct {
+	ReadOptions
+	Selector
+	// SendInitialEvents asks for the current state first, even when a
+	// resourceVersion is given; nil leaves it to the resourceVersion.
+	SendInitialEvents *bool
+}
+
+// Watch starts a watch on namespace ("" for all). Without a resourceVersion
+// (or with "0") it starts with the current state as ADDED events; with one,
+// it sends every change after it, exactly once and in order, from the
+// cache's history or, when that no longer reaches back, from etcd.
+func (s *Store) Watch(ctx context.Context, namespace string, opts WatchOptions) (*Watch, error) {
+	rv, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return nil, err
+	}
+	match, err := opts.matcher(s.info)
+	if err != nil {
+		return nil, err
+	}
+	f := filter{prefix: s.info.NamespacePrefix(namespace), match: match}
+	latest := opts.ResourceVersion == "" || opts.ResourceVersion == "0"
+	initial := latest
+	if opts.SendInitialEvents != nil {
+		initial = *opts.SendInitialEvents
+	}
+	if err := s.waitFor(ctx, opts.ResourceVersion, rv); err != nil {
+		return nil, err
+	}
+	if latest || initial {
+		w, _ := s.cache.watch(f, s.cacheRev(), initial)
+		return w, nil
+	}
+	if w, ok := s.cache.watch(f, rv, false); ok {
+		return w, nil
+	}
+	if rv == 0 {
+		return nil, apierrors.NewBadRequest("invalid resource version")
+	}
+	return watchEtcd(ctx, s.client, f, rv), nil
+}
+
+// WatchRevision is the revision up to which a watch served from the cache
+// has been handed every event; false for watches served from etcd.
+func (s *Store) WatchRevision(w *Watch) (int64, bool) {
+	return s.cacheRev(), w.fromCache
+}
+
+func (s *Store) cacheRev() int64 {
+	_, rev := s.cache.get("")
+	return rev
+}

@@ -1,0 +1,50 @@
+package storage
+
+// history is a ring of a cache's latest events, so that a watch can resume
+// from a recent resourceVersion without going back to etcd.
+type history struct {
+	buf   []Event
+	first int // index of the oldest event
+	n     int
+	// from is the revision after which the history is complete: every
+	// event with a higher revision is in it.
+	from int64
+}
+
+func newHistory(size int) *history { return &history{buf: make([]Event, size)} }
+
+// start marks the history complete from rev on, when the cache is first
+// filled.
+func (h *history) start(rev int64) {
+	if h.from == 0 && h.n == 0 {
+		h.from = rev
+	}
+}
+
+// add appends an event, dropping the oldest when the ring is full.
+func (h *history) add(ev Event) {
+	if h.n < len(h.buf) {
+		h.buf[(h.first+h.n)%len(h.buf)] = ev
+		h.n++
+		return
+	}
+	h.from = h.buf[h.first].Object.Rev
+	h.buf[h.first] = ev
+	h.first = (h.first + 1) % len(h.buf)
+}
+
+// since returns the events after rev, oldest first, or false when events
+// after rev have already been dropped.
+func (h *history) since(rev int64) ([]Event, bool) {
+	if rev < h.from {
+		return nil, false
+	}
+	var out []Event
+	for i := 0; i < h.n; i++ {
+		ev := h.buf[(h.first+i)%len(h.buf)]
+		if ev.Object.Rev > rev {
+			out = append(out, ev)
+		}
+	}
+	return out, true
+}

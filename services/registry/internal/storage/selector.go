@@ -1,0 +1,87 @@
+package storage
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"strings"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+)
+
+// Selector is what a list or watch asks for by label and field.
+type Selector struct {
+	Label labels.Selector
+	Field fields.Selector
+}
+
+// matcher returns the function that tells whether an object matches, or a
+// BadRequest for a field selector on a field the resource does not support.
+func (sel Selector) matcher(info *resource.Info) (func(*Object) bool, error) {
+	lbl, fld := sel.Label, sel.Field
+	if lbl == nil {
+		lbl = labels.Everything()
+	}
+	if fld == nil {
+		fld = fields.Everything()
+	}
+	if err := checkFields(info, fld); err != nil {
+		return nil, err
+	}
+	if lbl.Empty() && fld.Empty() {
+		return func(*Object) bool { return true }, nil
+	}
+	return func(o *Object) bool {
+		return lbl.Matches(labels.Set(o.Obj.GetLabels())) && fld.Matches(fieldSet(info, o.Obj))
+	}, nil
+}
+
+// Empty reports whether the selector matches everything.
+func (sel Selector) Empty() bool {
+	return (sel.Label == nil || sel.Label.Empty()) && (sel.Field == nil || sel.Field.Empty())
+}
+
+func checkFields(info *resource.Info, fld fields.Selector) error {
+	for _, req := range fld.Requirements() {
+		if !selectable(info, req.Field) {
+			return apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+		}
+		if req.Operator != selection.Equals && req.Operator != selection.DoubleEquals && req.Operator != selection.NotEquals {
+			return apierrors.NewBadRequest(fmt.Sprintf("unsupported operator %q in field selector", req.Operator))
+		}
+	}
+	return nil
+}
+
+func selectable(info *resource.Info, field string) bool {
+	if field == "metadata.name" || field == "metadata.namespace" {
+		return true
+	}
+	for _, f := range info.SelectableFields {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldSet is the set of selectable fields of obj, as strings.
+func fieldSet(info *resource.Info, obj *unstructured.Unstructured) fields.Set {
+	set := fields.Set{"metadata.name": obj.GetName()}
+	if info.Namespaced {
+		set["metadata.namespace"] = obj.GetNamespace()
+	}
+	for _, f := range info.SelectableFields {
+		v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, strings.Split(f, ".")...)
+		if found && v != nil {
+			set[f] = fmt.Sprint(v)
+		} else {
+			set[f] = ""
+		}
+	}
+	return set
+}

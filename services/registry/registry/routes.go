@@ -1,0 +1,72 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+)
+
+// KubernetesVersion is the Kubernetes release whose API the registry
+// serves: that of the k8s.io/api module it is built with.
+const KubernetesVersion = "v1.37.2"
+
+// routes is the registry's HTTP surface.
+func (s *Server) routes(disc http.Handler) http.Handler {
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	etcdCheck := health.Check{Name: "etcd", Func: s.pingEtcd}
+	cacheCheck := health.Check{Name: "informer-sync", Func: func(context.Context) error {
+		if !s.storesReady() {
+			return errors.New("caches not filled")
+		}
+		return nil
+	}}
+	for _, ep := range []string{"/healthz", "/livez"} {
+		h := health.Handler(ep, health.Ping, etcdCheck)
+		r.Handle(ep, h)
+		r.Handle(ep+"/*", h)
+	}
+	ready := health.Handler("/readyz", health.Ping, etcdCheck, cacheCheck)
+	r.Handle("/readyz", ready)
+	r.Handle("/readyz/*", ready)
+	r.Get("/version", serveVersion)
+	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if requestinfo.New(req).IsResourceRequest {
+			s.handler.ServeHTTP(w, req)
+			return
+		}
+		disc.ServeHTTP(w, req)
+	})
+	r.Handle("/api", api)
+	r.Handle("/api/*", api)
+	r.Handle("/apis", api)
+	r.Handle("/apis/*", api)
+	return r
+}
+
+// pingEtcd checks that etcd answers within a second.
+func (s *Server) pingEtcd(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_, err := s.client.Get(ctx, "/registry/.health")
+	return err
+}
+
+func serveVersion(w http.ResponseWriter, _ *http.Request) {
+	info := version.Info{
+		Major: "1", Minor: "37", GitVersion: KubernetesVersion + "-kubesplit",
+		GoVersion: runtime.Version(), Compiler: runtime.Compiler, Platform: runtime.GOOS + "/" + runtime.GOARCH,
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(info)
+}

@@ -1,0 +1,157 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/compactor"
+	"github.com/kubesplit/kubesplit/services/registry/internal/discovery"
+	"github.com/kubesplit/kubesplit/services/registry/internal/etcd"
+	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// Server is a running registry.
+type Server struct {
+	url     string
+	http    *http.Server
+	handler *handler.Handler
+	client  *clientv3.Client
+	etcd    *etcd.Embedded // nil with an external etcd
+	cancel  context.CancelFunc
+	stores  []*storage.Store
+}
+
+// Start runs a registry until Close. It returns once the server answers and
+// its caches are filled.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{}
+	if err := s.connect(cfg); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	backend := storage.NewBackend(runCtx, s.client)
+	for _, info := range resource.Builtins() {
+		var opts storage.StoreOptions
+		if info.Group == "" && info.Resource == "events" {
+			opts.TTL = cfg.EventTTL
+		}
+		s.stores = append(s.stores, backend.NewStore(info, opts))
+	}
+	s.handler = handler.New(s.stores)
+	ln, err := net.Listen("tcp", cfg.BindAddress)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.url = "http://" + ln.Addr().String()
+	s.http = &http.Server{Handler: s.routes(discovery.New(resource.Builtins)), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Error("registry server stopped", "err", err)
+		}
+	}()
+	if err := s.waitReady(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := bootstrap(ctx, s.restConfig()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("bootstrap: %w", err)
+	}
+	go compactor.Run(runCtx, s.client, cfg.CompactionInterval)
+	if !cfg.DisableControllers {
+		go runControllers(runCtx, s.restConfig())
+	}
+	return s, nil
+}
+
+// connect reaches etcd: the configured cluster, or an embedded one.
+func (s *Server) connect(cfg Config) error {
+	endpoints := cfg.EtcdServers
+	if len(endpoints) == 0 {
+		e, err := etcd.StartEmbedded(cfg.DataDir)
+		if err != nil {
+			return err
+		}
+		s.etcd = e
+		endpoints = []string{e.Endpoint()}
+	}
+	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
+	if err != nil {
+		if s.etcd != nil {
+			s.etcd.Close()
+		}
+		return fmt.Errorf("connect to etcd: %w", err)
+	}
+	s.client = client
+	return nil
+}
+
+// waitReady waits until every store's cache is filled.
+func (s *Server) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for !s.storesReady() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("caches not filled: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+func (s *Server) storesReady() bool {
+	for _, st := range s.stores {
+		if !st.Ready() {
+			return false
+		}
+	}
+	return true
+}
+
+// URL is the registry's base URL.
+func (s *Server) URL() string { return s.url }
+
+// restConfig reaches the registry itself, for its own bootstrap and
+// controllers.
+func (s *Server) restConfig() *rest.Config {
+	return &rest.Config{Host: s.url, QPS: -1, UserAgent: "kubesplit-registry"}
+}
+
+// Close stops serving: watches end, in-flight requests get a few seconds
+// to finish, then etcd is released.
+func (s *Server) Close() {
+	if s.http != nil {
+		s.handler.Shutdown()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = s.http.Shutdown(ctx)
+		cancel()
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+	if s.client != nil {
+		_ = s.client.Close()
+	}
+	if s.etcd != nil {
+		s.etcd.Close()
+	}
+}
