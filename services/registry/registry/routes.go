@@ -21,7 +21,7 @@ import (
 const KubernetesVersion = "v1.37.2"
 
 // routes is the registry's HTTP surface.
-func (s *Server) routes(disc http.Handler) http.Handler {
+func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
 	etcdCheck := health.Check{Name: "etcd", Func: s.pingEtcd}
@@ -40,6 +40,7 @@ func (s *Server) routes(disc http.Handler) http.Handler {
 	r.Handle("/readyz", ready)
 	r.Handle("/readyz/*", ready)
 	r.Get("/version", serveVersion)
+	r.Handle("/openapi/*", openapi)
 	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if requestinfo.New(req).IsResourceRequest {
 			s.handler.ServeHTTP(w, req)

@@ -16,6 +16,7 @@ import (
 	"github.com/kubesplit/kubesplit/services/registry/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/registry/internal/etcd"
 	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
+	"github.com/kubesplit/kubesplit/services/registry/internal/openapi"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
@@ -59,7 +60,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.url = "http://" + ln.Addr().String()
-	s.http = &http.Server{Handler: s.routes(discovery.New(resource.Builtins)), ReadHeaderTimeout: 10 * time.Second}
+	docs, err := openapi.New(resource.Builtins())
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	s.http = &http.Server{Handler: s.routes(discovery.New(resource.Builtins), docs), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Error("registry server stopped", "err", err)

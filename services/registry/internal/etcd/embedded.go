@@ -28,7 +28,9 @@ func StartEmbedded(dir string) (*Embedded, error) {
 	cfg.ListenPeerUrls = []url.URL{loopback}
 	cfg.AdvertisePeerUrls = []url.URL{loopback}
 	cfg.InitialCluster = cfg.Name + "=" + loopback.String()
-	cfg.LogLevel = "error"
+	// etcd logs every listener it closes at error level; its real failures
+	// reach us through Err().
+	cfg.LogLevel = "fatal"
 	// The registry compacts on its own schedule (--etcd-compaction-interval).
 	cfg.AutoCompactionRetention = "0"
 	// The registry's watch caches rely on progress notifications to know

@@ -91,27 +91,12 @@ func decodeObject(info *resource.Info, media string, body []byte, mode string) (
 
 // objectFromJSON parses JSON as an object of info's kind: apiVersion and kind
 // must match (or be absent), and built-in kinds go through their Go type,
-// which drops unknown fields exactly as kube-apiserver does.
+// which drops unknown fields and normalises values exactly as
+// kube-apiserver's decoding does.
 func objectFromJSON(info *resource.Info, data []byte) (*unstructured.Unstructured, []error, error) {
-	if err := checkDepth(data); err != nil {
-		return nil, nil, err
-	}
-	m := map[string]any{}
-	if err := utiljson.Unmarshal(data, &m); err != nil {
-		return nil, nil, apierrors.NewBadRequest("the body is not a JSON object: " + err.Error())
-	}
-	obj := &unstructured.Unstructured{Object: m}
-	if err := checkKind(info, obj); err != nil {
-		return nil, nil, err
-	}
-	typed, ok := resource.Typed(info.GroupVersionKind())
-	if !ok {
-		return obj, nil, nil
-	}
-	data, _ = utiljson.Marshal(m)
-	strictErrs, err := kjson.UnmarshalStrict(data, typed)
-	if err != nil {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the body is not a valid %s: %v", info.Kind, err))
+	obj, typed, strictErrs, err := parseObject(info, data)
+	if err != nil || typed == nil {
+		return obj, strictErrs, err
 	}
 	norm, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 	if err != nil {
@@ -121,6 +106,40 @@ func objectFromJSON(info *resource.Info, data []byte) (*unstructured.Unstructure
 	obj.SetAPIVersion(info.APIVersion())
 	obj.SetKind(info.Kind)
 	return obj, strictErrs, nil
+}
+
+// applyIntent parses a server-side apply body. Unlike a stored object it is
+// kept as the caller wrote it, since every field it names is a field the
+// caller claims; unknown fields are still reported.
+func applyIntent(info *resource.Info, data []byte) (*unstructured.Unstructured, []error, error) {
+	obj, _, strictErrs, err := parseObject(info, data)
+	return obj, strictErrs, err
+}
+
+// parseObject decodes JSON as an object of info's kind and, for built-in
+// kinds, also into its Go type, reporting unknown and duplicate fields.
+func parseObject(info *resource.Info, data []byte) (*unstructured.Unstructured, runtime.Object, []error, error) {
+	if err := checkDepth(data); err != nil {
+		return nil, nil, nil, err
+	}
+	m := map[string]any{}
+	if err := utiljson.Unmarshal(data, &m); err != nil {
+		return nil, nil, nil, apierrors.NewBadRequest("the body is not a JSON object: " + err.Error())
+	}
+	obj := &unstructured.Unstructured{Object: m}
+	if err := checkKind(info, obj); err != nil {
+		return nil, nil, nil, err
+	}
+	typed, ok := resource.Typed(info.GroupVersionKind())
+	if !ok {
+		return obj, nil, nil, nil
+	}
+	data, _ = utiljson.Marshal(m)
+	strictErrs, err := kjson.UnmarshalStrict(data, typed)
+	if err != nil {
+		return nil, nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the body is not a valid %s: %v", info.Kind, err))
+	}
+	return obj, typed, strictErrs, nil
 }
 
 // checkKind fills in a missing apiVersion and kind and refuses others.

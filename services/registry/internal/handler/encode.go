@@ -26,7 +26,18 @@ func writeObject(w http.ResponseWriter, code int, info *resource.Info, obj *stor
 	case "PartialObjectMetadata":
 		return writeTyped(w, code, out.media, partialMetadata(obj))
 	}
-	return writeRaw(w, code, out.media, obj.JSON, info.GroupVersion().WithKind(info.Kind))
+	if out.media == mediaProtobuf {
+		raw, err := objectProto(info, obj)
+		if err != nil {
+			return err
+		}
+		data, err := envelope(info.GroupVersionKind(), raw)
+		if err != nil {
+			return err
+		}
+		return send(w, code, mediaProtobuf, data)
+	}
+	return writeRaw(w, code, out.media, obj.JSON, info.GroupVersionKind())
 }
 
 // writeList sends a page of a list.
@@ -44,6 +55,13 @@ func writeList(w http.ResponseWriter, info *resource.Info, res *storage.ListResu
 			list.Items = append(list.Items, *partialMetadata(item))
 		}
 		return writeTyped(w, http.StatusOK, out.media, list)
+	}
+	if out.media == mediaProtobuf {
+		data, err := listProto(info, res, metav1.ListMeta{ResourceVersion: rv, Continue: res.Continue, RemainingItemCount: res.Remaining})
+		if err != nil {
+			return err
+		}
+		return send(w, http.StatusOK, mediaProtobuf, data)
 	}
 	return writeRaw(w, http.StatusOK, out.media, listJSON(info, res), info.GroupVersion().WithKind(info.ListKind()))
 }

@@ -70,11 +70,11 @@ func prepareUpdate(info *resource.Info, obj, cur *unstructured.Unstructured, sub
 	obj.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
 	obj.SetSelfLink("")
 	if info.StatusSubresource {
-		if status, ok := cur.Object["status"]; ok {
-			obj.Object["status"] = status
-		} else {
-			delete(obj.Object, "status")
-		}
+		keep(obj, cur, "status")
+	}
+	if info.SpecFinalizers {
+		// Only the finalize subresource changes spec.finalizers.
+		keep(obj, cur, "spec", "finalizers")
 	}
 	if info.Generation {
 		gen := cur.GetGeneration()
@@ -82,6 +82,16 @@ func prepareUpdate(info *resource.Info, obj, cur *unstructured.Unstructured, sub
 			gen++
 		}
 		obj.SetGeneration(gen)
+	}
+}
+
+// keep copies the field at path from cur to obj, or removes it from obj
+// when cur has none.
+func keep(obj, cur *unstructured.Unstructured, path ...string) {
+	if v, ok, _ := unstructured.NestedFieldCopy(cur.Object, path...); ok {
+		_ = unstructured.SetNestedField(obj.Object, v, path...)
+	} else {
+		unstructured.RemoveNestedField(obj.Object, path...)
 	}
 }
 

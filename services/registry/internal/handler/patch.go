@@ -121,7 +121,7 @@ func (q *request) apply(wr *write, body []byte) error {
 	if err != nil {
 		return apierrors.NewBadRequest("the apply body is not valid YAML: " + err.Error())
 	}
-	intent, strictErrs, err := objectFromJSON(q.res, data)
+	intent, strictErrs, err := applyIntent(q.res, data)
 	if err != nil {
 		return err
 	}

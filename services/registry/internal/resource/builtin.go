@@ -44,7 +44,7 @@ func Builtins() []*Info {
 			Default:          validation.DefaultService, Validate: validation.ValidateService, Columns: printers.Service},
 		{Version: "v1", Resource: "limitranges", Kind: "LimitRange", Singular: "limitrange", Namespaced: true,
 			ShortNames: []string{"limits"},
-			Validate:   validation.ValidateLimitRange, Columns: printers.LimitRange},
+			Default:    validation.DefaultLimitRange, Validate: validation.ValidateLimitRange, Columns: printers.LimitRange},
 		{Version: "v1", Resource: "resourcequotas", Kind: "ResourceQuota", Singular: "resourcequota", Namespaced: true,
 			ShortNames: []string{"quota"}, StatusSubresource: true,
 			Validate: validation.ValidateResourceQuota, Columns: printers.ResourceQuota},
@@ -62,11 +62,11 @@ func Builtins() []*Info {
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles", Kind: "Role", ValidateName: path.ValidatePathSegmentName, Singular: "role", Namespaced: true,
 			Validate: validation.ValidateRole, Columns: printers.Role},
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings", Kind: "RoleBinding", ValidateName: path.ValidatePathSegmentName, Singular: "rolebinding", Namespaced: true,
-			Validate: validation.ValidateRoleBinding, Columns: printers.RoleBinding},
+			Default: validation.DefaultRoleBinding, Validate: validation.ValidateRoleBinding, Columns: printers.RoleBinding},
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole", ValidateName: path.ValidatePathSegmentName, Singular: "clusterrole",
 			Validate: validation.ValidateClusterRole, Columns: printers.ClusterRole},
 		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings", Kind: "ClusterRoleBinding", ValidateName: path.ValidatePathSegmentName, Singular: "clusterrolebinding",
-			Validate: validation.ValidateClusterRoleBinding, Columns: printers.ClusterRoleBinding},
+			Default: validation.DefaultClusterRoleBinding, Validate: validation.ValidateClusterRoleBinding, Columns: printers.ClusterRoleBinding},
 
 		// apiextensions.k8s.io/v1
 		{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition",

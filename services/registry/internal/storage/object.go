@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -27,6 +28,21 @@ type Object struct {
 	// stored is the value as written in etcd (without resourceVersion), so
 	// that a no-op update can be recognised and skipped.
 	stored []byte
+
+	// alt is the object in the one other encoding readers ask for
+	// (protobuf), computed once on first use and shared by every reader
+	// and watcher after.
+	altOnce sync.Once
+	alt     []byte
+	altErr  error
+}
+
+// Encoded returns the object as compute encodes it, computing it only
+// once: objects are immutable and shared, so one encoding serves every
+// reader. compute must always produce the same encoding.
+func (o *Object) Encoded(compute func(*Object) ([]byte, error)) ([]byte, error) {
+	o.altOnce.Do(func() { o.alt, o.altErr = compute(o) })
+	return o.alt, o.altErr
 }
 
 // decode builds an Object from a value read from etcd at revision rev.

@@ -91,12 +91,21 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 			}
 			return nil, err
 		}
+		stale := fromCache
 		fromCache = false
 		data, err := encodeForStorage(next)
 		if err != nil {
 			return nil, err
 		}
 		if bytes.Equal(data, cur.stored) {
+			if stale {
+				// A no-op only against the cache's copy, which may lag a
+				// write made through another replica: ask etcd.
+				if cur, err = s.read(ctx, key, name); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			return cur, nil
 		}
 		if dryRun {

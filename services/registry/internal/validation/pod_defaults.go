@@ -118,20 +118,9 @@ func defaultHTTPGet(get map[string]any) {
 
 // setDefaultNonZero is setDefault for int fields whose zero means unset.
 func setDefaultNonZero(m map[string]any, key string, v int64) {
-	switch n := m[key].(type) {
-	case int64:
-		if n != 0 {
-			return
-		}
-	case float64:
-		if n != 0 {
-			return
-		}
-	case nil:
-	default:
-		return
+	if cur, ok := m[key]; !ok || cur == nil || isZeroNumber(cur) {
+		m[key] = v
 	}
-	m[key] = v
 }
 
 // volumeModeDefaulted are the volume sources that carry a defaultMode.
@@ -141,8 +130,8 @@ var volumeModeDefaulted = []string{"secret", "configMap", "downwardAPI", "projec
 // emptyDir, and file-projecting sources get mode 0644.
 func defaultVolume(vol map[string]any) {
 	hasSource := false
-	for key := range vol {
-		if key != "name" {
+	for key, v := range vol {
+		if key != "name" && v != nil {
 			hasSource = true
 		}
 	}
@@ -177,7 +166,7 @@ func defaultRequestsFromLimits(resources map[string]any) {
 // host networking the two are the same port.
 func defaultHostPorts(ctr map[string]any) {
 	for _, port := range mapsAt(ctr, "ports") {
-		if hp, ok := port["hostPort"]; !ok || hp == nil || hp == int64(0) || hp == float64(0) {
+		if hp, ok := port["hostPort"]; !ok || hp == nil || isZeroNumber(hp) {
 			if cp, ok := port["containerPort"]; ok {
 				port["hostPort"] = cp
 			}

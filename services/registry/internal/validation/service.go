@@ -27,7 +27,7 @@ func DefaultService(obj *unstructured.Unstructured) {
 	defaultSessionAffinityConfig(spec)
 	for _, port := range mapsAt(spec, "ports") {
 		setDefault(port, "protocol", string(corev1.ProtocolTCP))
-		if p, ok := port["port"]; ok && (isUnset(port, "targetPort") || port["targetPort"] == int64(0)) {
+		if p, ok := port["port"]; ok && (isUnset(port, "targetPort") || isZeroNumber(port["targetPort"])) {
 			port["targetPort"] = p
 		}
 	}

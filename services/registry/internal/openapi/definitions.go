@@ -1,0 +1,85 @@
+package openapi
+
+import (
+	"k8s.io/kube-openapi/pkg/common"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/openapi/generated"
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+)
+
+// definitionsFor returns the builders' GetDefinitions hook: the generated
+// definitions of the built-in types, plus an open schema for each resource
+// kind that has none (a custom resource), so that every served kind has a
+// definition carrying its group-version-kind and kubectl can find it.
+func definitionsFor(resources []*resource.Info) common.GetOpenAPIDefinitions {
+	return func(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+		defs := generated.GetOpenAPIDefinitions(ref)
+		for _, r := range resources {
+			kind, _ := definitionName(r.GroupVersionKind())
+			if _, ok := defs[string(kind)]; ok {
+				continue
+			}
+			list, _ := definitionName(r.GroupVersion().WithKind(r.ListKind()))
+			defs[string(kind)] = openObject(ref, r)
+			defs[string(list)] = openList(ref, r, kind)
+		}
+		return defs
+	}
+}
+
+// openObject describes an object whose fields are not known: the type and
+// object metadata, and anything else. Kubernetes marks such schemas with
+// x-kubernetes-preserve-unknown-fields, and clients then accept any field.
+func openObject(ref common.ReferenceCallback, r *resource.Info) common.OpenAPIDefinition {
+	s := spec.Schema{
+		SchemaProps: spec.SchemaProps{
+			Description: r.Kind + " is a " + r.APIVersion() + " object whose schema the registry does not know.",
+			Type:        []string{"object"},
+			Properties:  typeMeta(),
+		},
+		VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{
+			"x-kubernetes-preserve-unknown-fields": true,
+		}},
+	}
+	s.Properties["metadata"] = refSchema(ref, defObjectMeta, "Standard object's metadata.")
+	return common.OpenAPIDefinition{Schema: s, Dependencies: []string{string(defObjectMeta)}}
+}
+
+// openList describes a list of objects of an open kind.
+func openList(ref common.ReferenceCallback, r *resource.Info, kind model) common.OpenAPIDefinition {
+	s := spec.Schema{SchemaProps: spec.SchemaProps{
+		Description: r.ListKind() + " is a list of " + r.Kind + ".",
+		Type:        []string{"object"},
+		Required:    []string{"items"},
+		Properties:  typeMeta(),
+	}}
+	s.Properties["metadata"] = refSchema(ref, defListMeta, "Standard list metadata.")
+	item := refSchema(ref, kind, "")
+	s.Properties["items"] = spec.Schema{SchemaProps: spec.SchemaProps{
+		Description: "The objects of the list.",
+		Type:        []string{"array"},
+		Items:       &spec.SchemaOrArray{Schema: &item},
+	}}
+	return common.OpenAPIDefinition{Schema: s, Dependencies: []string{string(defListMeta), string(kind)}}
+}
+
+// typeMeta is the apiVersion and kind properties every object has.
+func typeMeta() map[string]spec.Schema {
+	return map[string]spec.Schema{
+		"apiVersion": {SchemaProps: spec.SchemaProps{
+			Description: "The versioned schema of this representation of the object.",
+			Type:        []string{"string"},
+		}},
+		"kind": {SchemaProps: spec.SchemaProps{
+			Description: "The REST resource this object represents, in CamelCase.",
+			Type:        []string{"string"},
+		}},
+	}
+}
+
+// refSchema refers to another definition; the builders turn the reference
+// into #/definitions/… (v2) or #/components/schemas/… (v3).
+func refSchema(ref common.ReferenceCallback, name model, description string) spec.Schema {
+	return spec.Schema{SchemaProps: spec.SchemaProps{Description: description, Ref: ref(string(name))}}
+}

@@ -1,0 +1,165 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Registry is a registry binary started by a test.
+type Registry struct {
+	URL        string
+	Kubeconfig string
+	Etcd       *Etcd
+	cmd        *exec.Cmd
+	logs       *bytes.Buffer
+}
+
+// StartRegistry starts the registry binary against an etcd of the test's
+// own, waits until it is ready, and stops it when the test ends.
+func StartRegistry(t testing.TB, args ...string) *Registry {
+	t.Helper()
+	bin, err := BinDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := StartEtcd(t)
+	dir := t.TempDir()
+	addrFile := filepath.Join(dir, "addr")
+	all := append([]string{"--insecure-allow-unauthenticated", "--bind-address", "127.0.0.1:0",
+		"--etcd-servers", e.Endpoint, "--address-file", addrFile}, args...)
+	cmd := exec.Command(filepath.Join(bin, "registry"), all...)
+	logs := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &Registry{Etcd: e, cmd: cmd, logs: logs}
+	t.Cleanup(func() { r.stop(t) })
+	r.URL = waitForFile(t, addrFile, cmd, logs)
+	r.Kubeconfig = writeKubeconfig(t, dir, r.URL)
+	return r
+}
+
+// stop ends the registry with SIGTERM, as a deploy would, and shows its
+// logs when the test failed.
+func (r *Registry) stop(t testing.TB) {
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-done
+		t.Errorf("registry did not stop within 20s of SIGTERM")
+	}
+	if t.Failed() {
+		t.Logf("registry logs:\n%s", r.logs.String())
+	}
+}
+
+func waitForFile(t testing.TB, path string, cmd *exec.Cmd, logs *bytes.Buffer) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return strings.TrimSpace(string(b))
+		}
+		if cmd.ProcessState != nil {
+			t.Fatalf("registry exited:\n%s", logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("registry not ready after 60s:\n%s", logs)
+	return ""
+}
+
+func writeKubeconfig(t testing.TB, dir, url string) string {
+	t.Helper()
+	path := filepath.Join(dir, "kubeconfig")
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: kubesplit, cluster: {server: %q}}]
+users: [{name: admin, user: {}}]
+contexts: [{name: kubesplit, context: {cluster: kubesplit, user: admin}}]
+current-context: kubesplit
+`, url)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// RESTConfig is a client-go configuration for the registry. With protobuf,
+// built-in kinds travel as protobuf, as client-go's generated clients do by
+// default against kube-apiserver.
+func (r *Registry) RESTConfig(t testing.TB, protobuf bool) *rest.Config {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", r.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 1000, 1000
+	if protobuf {
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	}
+	return cfg
+}
+
+// Client is a client-go clientset speaking protobuf.
+func (r *Registry) Client(t testing.TB) *kubernetes.Clientset {
+	t.Helper()
+	c, err := kubernetes.NewForConfig(r.RESTConfig(t, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Kubectl runs the kubectl on the PATH (or $KUBECTL) against the registry,
+// with stdin when given, and returns its output.
+func (r *Registry) Kubectl(t testing.TB, stdin string, args ...string) (string, error) {
+	t.Helper()
+	return r.KubectlBinary(t, kubectlPath(), stdin, args...)
+}
+
+// KubectlBinary runs a given kubectl binary.
+func (r *Registry) KubectlBinary(t testing.TB, kubectl, stdin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kubectl, append([]string{"--kubeconfig", r.Kubeconfig}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func kubectlPath() string {
+	if k := os.Getenv("KUBECTL"); k != "" {
+		return k
+	}
+	return "kubectl"
+}
+
+// MustKubectl runs kubectl and fails the test when it fails.
+func (r *Registry) MustKubectl(t testing.TB, stdin string, args ...string) string {
+	t.Helper()
+	out, err := r.Kubectl(t, stdin, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
