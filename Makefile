@@ -20,7 +20,8 @@ build:
 		CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/$$s ./services/$$s || exit 1; \
 	done
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/load ./tools/load
-	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/load"
+	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/etcd ./tools/etcd
+	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/load $(BIN)/etcd"
 
 ## run: start the stack on loopback, write an admin kubeconfig, stop on Ctrl-C
 run: build

@@ -41,6 +41,9 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	r.Handle("/readyz/*", ready)
 	r.Get("/version", serveVersion)
 	r.Handle("/openapi/*", openapi)
+	// Profiles are served like any non-resource URL; once the aggregator
+	// fronts the registry they are authorized as kube authorizes them.
+	r.Mount("/debug", middleware.Profiler())
 	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if requestinfo.New(req).IsResourceRequest {
 			s.handler.ServeHTTP(w, req)

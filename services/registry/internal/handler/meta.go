@@ -58,7 +58,12 @@ func prepareUpdate(info *resource.Info, obj, cur *unstructured.Unstructured, sub
 		return
 	case "finalize":
 		next := cur.DeepCopy()
-		finalizers, _, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "finalizers")
+		// An empty list is sent as no list at all; store it as empty so that
+		// defaulting does not put the finalizer back.
+		finalizers, ok, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "finalizers")
+		if !ok || finalizers == nil {
+			finalizers = []any{}
+		}
 		_ = unstructured.SetNestedField(next.Object, finalizers, "spec", "finalizers")
 		next.SetResourceVersion(obj.GetResourceVersion())
 		obj.Object = next.Object

@@ -1,0 +1,75 @@
+package compactor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/etcd"
+)
+
+func newClient(t *testing.T) *clientv3.Client {
+	e, err := etcd.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{e.Endpoint()}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// TestOnceKeepsOneRound checks that a round compacts exactly to the
+// revision the previous round recorded: history written since stays
+// readable, history before is gone.
+func TestOnceKeepsOneRound(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	put := func() int64 {
+		r, err := c.Put(ctx, "/registry/core/configmaps/ns/a", time.Now().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Header.Revision
+	}
+	old := put()
+	version, last, err := Once(ctx, c, 0, 0)
+	if err != nil || version != 1 {
+		t.Fatalf("first round: version %d, err %v", version, err)
+	}
+	kept := put()
+	if _, _, err := Once(ctx, c, version, last); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(ctx, "/registry/core/configmaps/ns/a", clientv3.WithRev(old)); err != rpctypes.ErrCompacted {
+		t.Errorf("revision %d before the previous round: err %v, want compacted", old, err)
+	}
+	if _, err := c.Get(ctx, "/registry/core/configmaps/ns/a", clientv3.WithRev(kept)); err != nil {
+		t.Errorf("revision %d after the previous round is gone: %v", kept, err)
+	}
+}
+
+// TestOnceOneReplicaPerRound checks that when two replicas run the same
+// round, only the first claims it, and the other follows its count.
+func TestOnceOneReplicaPerRound(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	v1, _, err := Once(ctx, c, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second replica still at version 0 loses the claim and learns v1.
+	v2, _, err := Once(ctx, c, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1 != 1 || v2 != 1 {
+		t.Errorf("versions %d and %d, want both 1", v1, v2)
+	}
+}

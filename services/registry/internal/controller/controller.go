@@ -1,0 +1,116 @@
+// Package controller runs the housekeeping controllers kube's
+// controller-manager runs (namespace deletion, default service accounts,
+// garbage collection) inside the registry. They reach the registry through
+// its own HTTP API with client-go, exactly as kube-controller-manager reaches
+// kube-apiserver, and each holds a coordination.k8s.io/v1 Lease so that with
+// several registry replicas only one replica runs each controller.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/garbagecollector"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/namespace"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/serviceaccount"
+)
+
+// Config says how controllers reach the API and identify themselves.
+type Config struct {
+	// REST reaches the API (the registry itself, or the aggregator in
+	// front of it). Required. Each controller uses a copy with its own user
+	// agent; QPS and Burst left at zero are raised from client-go's 5/10,
+	// which would throttle a namespace deletion to a crawl.
+	REST *rest.Config
+	// Identity is this replica's holder identity in the leases; empty means
+	// the host name plus a random suffix.
+	Identity string
+	// LeaseNamespace holds the leases; empty means kube-system. It is
+	// created if missing.
+	LeaseNamespace string
+	// LeaseDuration, RenewDeadline and RetryPeriod are client-go's leader
+	// election timings; zero means 15s, 10s and 2s.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// Logger receives the controllers' logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// runner is one controller as Run starts it: built afresh for every term of
+// leadership, so nothing from a lost term (informer caches, queued keys)
+// leaks into the next.
+type runner struct {
+	name string
+	run  func(ctx context.Context, c clients, log *slog.Logger) error
+}
+
+// runners lists every controller Run starts, each under the lease
+// "kubesplit-<name>-controller".
+var runners = []runner{
+	{"namespace", func(ctx context.Context, c clients, log *slog.Logger) error {
+		ctrl, err := namespace.New(namespace.Options{Client: c.kube, Dynamic: c.dynamic, Log: log})
+		if err != nil {
+			return err
+		}
+		return ctrl.Run(ctx)
+	}},
+	{"serviceaccount", func(ctx context.Context, c clients, log *slog.Logger) error {
+		ctrl, err := serviceaccount.New(serviceaccount.Options{Client: c.kube, Log: log})
+		if err != nil {
+			return err
+		}
+		return ctrl.Run(ctx)
+	}},
+	{"garbagecollector", func(ctx context.Context, c clients, log *slog.Logger) error {
+		ctrl, err := garbagecollector.New(garbagecollector.Options{Dynamic: c.dynamic, Discovery: c.kube.Discovery(), Log: log})
+		if err != nil {
+			return err
+		}
+		return ctrl.Run(ctx)
+	}},
+}
+
+// Run starts every controller and blocks until ctx ends. It returns an
+// error only for an invalid Config; trouble reaching the API later is
+// logged and retried.
+func Run(ctx context.Context, cfg Config) error {
+	cfg, err := cfg.complete()
+	if err != nil {
+		return err
+	}
+	log := cfg.Logger.With("component", "controller")
+	leaseClient, err := leaderClient(cfg)
+	if err != nil {
+		return err
+	}
+	built := make([]clients, len(runners))
+	for i, r := range runners {
+		if built[i], err = newClients(cfg.REST, r.name); err != nil {
+			return fmt.Errorf("controller %s: %w", r.name, err)
+		}
+	}
+	ensureNamespace(ctx, leaseClient.CoreV1(), cfg.LeaseNamespace, cfg.RetryPeriod, log)
+
+	var wg sync.WaitGroup
+	for i, r := range runners {
+		clog := log.With("controller", r.name)
+		e := elector{cfg: cfg, lease: leaseName(r.name), client: leaseClient.CoordinationV1(), log: clog}
+		wg.Go(func() {
+			e.lead(ctx, func(ctx context.Context) {
+				// An error once the term is over is just the term ending.
+				if err := r.run(ctx, built[i], clog); err != nil && ctx.Err() == nil {
+					clog.Error("controller stopped", "err", err)
+				}
+			})
+		})
+	}
+	wg.Wait()
+	return nil
+}
+
+// leaseName is the Lease a controller holds.
+func leaseName(controller string) string { return "kubesplit-" + controller + "-controller" }

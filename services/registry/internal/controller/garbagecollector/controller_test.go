@@ -1,0 +1,250 @@
+package garbagecollector
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	fakediscovery "k8s.io/client-go/discovery/fake"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	clienttesting "k8s.io/client-go/testing"
+)
+
+var secretGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// These tests run the whole collector (informers, graph, queues) against
+// client-go's fakes. The fakes delete at once, whatever the propagation
+// policy; a reactor adds the one registry rule the collector relies on (an
+// object being deleted goes once its last finalizer is removed). They check
+// the collector's requests, not the registry's deletion semantics; the
+// integration tests do that.
+
+type env struct {
+	t   *testing.T
+	dyn *dynamicfake.FakeDynamicClient
+	c   *Controller
+}
+
+func start(t *testing.T, objs ...runtime.Object) *env {
+	t.Helper()
+	verbs := []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	disc := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{Resources: []*metav1.APIResourceList{{
+		GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "configmaps", Kind: "ConfigMap", Namespaced: true, Verbs: verbs},
+			{Name: "secrets", Kind: "Secret", Namespaced: true, Verbs: verbs},
+			{Name: "events", Kind: "Event", Namespaced: true, Verbs: verbs},
+		}}}}}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		cmGVR: "ConfigMapList", secretGVR: "SecretList", {Version: "v1", Resource: "events"}: "EventList",
+	}, objs...)
+	dyn.PrependReactor("update", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		obj, ok := a.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured)
+		if !ok || obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
+			return false, nil, nil
+		}
+		return true, obj, dyn.Tracker().Delete(a.GetResource(), a.GetNamespace(), obj.GetName())
+	})
+	c, err := New(Options{Dynamic: dyn, Discovery: disc, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { _ = c.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	e := &env{t: t, dyn: dyn, c: c}
+	e.eventually("informers synced", func() bool { return c.monitors.count() == 2 && c.monitors.synced() })
+	return e
+}
+
+func (e *env) eventually(what string, cond func() bool) {
+	e.t.Helper()
+	err := wait.PollUntilContextTimeout(e.t.Context(), 10*time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		e.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func (e *env) get(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {
+	obj, err := e.dyn.Resource(gvr).Namespace("ns").Get(e.t.Context(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return obj
+}
+
+func (e *env) gone(gvr schema.GroupVersionResource, name string) func() bool {
+	return func() bool { return e.get(gvr, name) == nil }
+}
+
+// deleteAction finds the collector's delete of name.
+func (e *env) deleteAction(name string) (clienttesting.DeleteActionImpl, bool) {
+	for _, a := range e.dyn.Actions() {
+		if d, ok := a.(clienttesting.DeleteActionImpl); ok && d.Name == name {
+			return d, true
+		}
+	}
+	return clienttesting.DeleteActionImpl{}, false
+}
+
+func secret(uid string, owners ...metav1.OwnerReference) *unstructured.Unstructured {
+	u := cm("ns", uid, owners...)
+	u.SetKind("Secret")
+	return u
+}
+
+func ownerRef(kind, name, uid string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "v1", Kind: kind, Name: name, UID: types.UID(uid)}
+}
+
+// Background: an object whose owners are all gone is deleted, guarded by
+// its uid; one whose owner exists stays until that owner is deleted.
+func TestCollectsWhenOwnersGone(t *testing.T) {
+	e := start(t,
+		cm("ns", "own"),
+		secret("kept", ownerRef("ConfigMap", "own", "own")),
+		secret("stray", ownerRef("ConfigMap", "ghost", "ghost")),
+	)
+	e.eventually("stray collected", e.gone(secretGVR, "stray"))
+	d, _ := e.deleteAction("stray")
+	if d.DeleteOptions.PropagationPolicy == nil || *d.DeleteOptions.PropagationPolicy != metav1.DeletePropagationBackground {
+		t.Errorf("stray deleted with policy %v, want Background", d.DeleteOptions.PropagationPolicy)
+	}
+	if p := d.DeleteOptions.Preconditions; p == nil || p.UID == nil || *p.UID != "stray" {
+		t.Errorf("delete not guarded by uid: %+v", p)
+	}
+	if e.get(secretGVR, "kept") == nil {
+		t.Fatal("dependent of a live owner was deleted")
+	}
+	if err := e.dyn.Resource(cmGVR).Namespace("ns").Delete(t.Context(), "own", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.eventually("kept collected after its owner", e.gone(secretGVR, "kept"))
+}
+
+// An owner reference whose name now belongs to another uid is gone.
+func TestOwnerNameReused(t *testing.T) {
+	reborn := cm("ns", "new-uid")
+	reborn.SetName("own")
+	e := start(t, reborn, secret("dep", ownerRef("ConfigMap", "own", "old-uid")))
+	e.eventually("dependent of the old owner collected", e.gone(secretGVR, "dep"))
+}
+
+// With one owner present and one gone, only the dangling reference goes.
+func TestDropsDanglingReference(t *testing.T) {
+	e := start(t, cm("ns", "own"),
+		secret("dep", ownerRef("ConfigMap", "own", "own"), ownerRef("ConfigMap", "ghost", "ghost")))
+	e.eventually("dangling reference removed", func() bool {
+		dep := e.get(secretGVR, "dep")
+		return dep != nil && len(dep.GetOwnerReferences()) == 1 && dep.GetOwnerReferences()[0].UID == "own"
+	})
+}
+
+// Orphan: the dependents lose their reference to the owner and survive;
+// the owner loses its "orphan" finalizer.
+func TestOrphansDependents(t *testing.T) {
+	e := start(t,
+		deleting(cm("ns", "own"), metav1.FinalizerOrphanDependents),
+		secret("a", ownerRef("ConfigMap", "own", "own")),
+		secret("b", ownerRef("ConfigMap", "own", "own"), ownerRef("ConfigMap", "other", "other")),
+		cm("ns", "other"),
+	)
+	e.eventually("owner deleted once its finalizer was removed", e.gone(cmGVR, "own"))
+	a, b := e.get(secretGVR, "a"), e.get(secretGVR, "b")
+	if a == nil || b == nil {
+		t.Fatal("orphaned dependents were deleted")
+	}
+	if len(a.GetOwnerReferences()) != 0 {
+		t.Errorf("a still has owners %v", a.GetOwnerReferences())
+	}
+	if refs := b.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != "other" {
+		t.Errorf("b owners = %v, want only other", refs)
+	}
+}
+
+// Foreground: dependents are deleted (one with dependents of its own in the
+// foreground too), and once no blocking dependent remains the owner loses
+// its "foregroundDeletion" finalizer. As in kube, a dependent without
+// blockOwnerDeletion does not hold the owner up; it is collected either
+// way.
+func TestForegroundDeletion(t *testing.T) {
+	e := start(t,
+		deleting(cm("ns", "own"), metav1.FinalizerDeleteDependents),
+		secret("mid", blocking(ownerRef("ConfigMap", "own", "own"))),
+		cm("ns", "leaf", blocking(ownerRef("Secret", "mid", "mid"))),
+		secret("loose", ownerRef("ConfigMap", "own", "own")),
+	)
+	e.eventually("owner deleted once its finalizer was removed", e.gone(cmGVR, "own"))
+	for _, n := range []struct {
+		gvr  schema.GroupVersionResource
+		name string
+	}{{secretGVR, "mid"}, {secretGVR, "loose"}, {cmGVR, "leaf"}} {
+		e.eventually(n.name+" deleted", e.gone(n.gvr, n.name))
+	}
+	d, _ := e.deleteAction("mid")
+	if d.DeleteOptions.PropagationPolicy == nil || *d.DeleteOptions.PropagationPolicy != metav1.DeletePropagationForeground {
+		t.Errorf("mid (which has dependents) deleted with %v, want Foreground", d.DeleteOptions.PropagationPolicy)
+	}
+}
+
+// A cluster-scoped object naming a namespaced owner is never collected.
+func TestInvalidOwnerScopeLeftAlone(t *testing.T) {
+	e := start(t)
+	obj := &unstructured.Unstructured{}
+	obj.SetOwnerReferences([]metav1.OwnerReference{ownerRef("ConfigMap", "x", "x")})
+	state, err := e.c.ownerState(t.Context(), obj.GetOwnerReferences()[0], "")
+	if err == nil || state != solid {
+		t.Fatalf("ownerState = %v, %v; want solid and an error", state, err)
+	}
+}
+
+// Rediscovery starts informers for new resources and, for resources no
+// longer served, stops them and forgets their objects, so their dependents
+// are re-examined.
+func TestRediscovery(t *testing.T) {
+	e := start(t, cm("ns", "own"), secret("dep", ownerRef("ConfigMap", "own", "own")))
+	disc := e.c.discovery.(*fakediscovery.FakeDiscovery)
+	disc.Lock()
+	all := disc.Resources[0].APIResources
+	disc.Resources[0].APIResources = []metav1.APIResource{all[1]} // secrets only
+	disc.Unlock()
+	if err := e.c.rediscover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.c.monitors.count(); n != 1 {
+		t.Fatalf("%d resources watched after configmaps went away, want 1", n)
+	}
+	if v, ok := e.c.graph.view("own"); ok && v.observed {
+		t.Fatal("object of an unserved resource still in the graph")
+	}
+	// The dependent is re-examined and fails: its owner's kind is no
+	// longer served, which is never read as "owner gone".
+	e.eventually("dependent re-examined", func() bool { return e.c.deleteQ.Retries("dep") > 0 })
+	if e.get(secretGVR, "dep") == nil {
+		t.Fatal("dependent of an owner of an unserved kind was collected")
+	}
+
+	disc.Lock()
+	disc.Resources[0].APIResources = all
+	disc.Unlock()
+	if err := e.c.rediscover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.eventually("configmaps watched again", func() bool {
+		v, ok := e.c.graph.view("own")
+		return e.c.monitors.count() == 2 && ok && v.observed
+	})
+}

@@ -1,0 +1,88 @@
+package serviceaccount
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func ns(name string, terminating bool) *corev1.Namespace {
+	n := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}}
+	if terminating {
+		now := metav1.Now()
+		n.DeletionTimestamp = &now
+		n.Status.Phase = corev1.NamespaceTerminating
+	}
+	return n
+}
+
+func start(t *testing.T, client *fake.Clientset) {
+	t.Helper()
+	c, err := New(Options{Client: client, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { _ = c.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func hasDefault(ctx context.Context, client *fake.Clientset, namespace string) (bool, error) {
+	_, err := client.CoreV1().ServiceAccounts(namespace).Get(ctx, DefaultName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func eventually(t *testing.T, cond wait.ConditionWithContextFunc) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, cond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A namespace gets its default account, a new namespace too, and a deleted
+// account comes back.
+func TestCreatesAndRecreates(t *testing.T) {
+	client := fake.NewClientset(ns("existing", false))
+	start(t, client)
+	eventually(t, func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "existing") })
+
+	if _, err := client.CoreV1().Namespaces().Create(t.Context(), ns("fresh", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "fresh") })
+
+	if err := client.CoreV1().ServiceAccounts("fresh").Delete(t.Context(), DefaultName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "fresh") })
+}
+
+// A namespace being deleted gets no account.
+func TestSkipsTerminating(t *testing.T) {
+	client := fake.NewClientset(ns("doomed", true))
+	c, err := New(Options{Client: client, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.namespaces.GetIndexer().Add(ns("doomed", true)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.sync(t.Context(), "doomed"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := hasDefault(t.Context(), client, "doomed"); ok {
+		t.Fatal("account created in a terminating namespace")
+	}
+}

@@ -1,0 +1,32 @@
+package registry
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestConfigValidate(t *testing.T) {
+	cases := []struct {
+		cfg  Config
+		want string // substring of the error; "" means valid
+	}{
+		{Config{BindAddress: "127.0.0.1:0", DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
+		{Config{BindAddress: "localhost:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
+		{Config{BindAddress: "[::1]:0", EtcdServers: []string{"http://e"}, InsecureAllowUnauthenticated: true}, ""},
+		{Config{BindAddress: "127.0.0.1:0", DataDir: "d"}, "no authentication yet"},
+		{Config{BindAddress: "0.0.0.0:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 0.0.0.0"},
+		{Config{BindAddress: ":6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on"},
+		{Config{BindAddress: "10.1.2.3:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 10.1.2.3"},
+		{Config{BindAddress: "127.0.0.1:0", InsecureAllowUnauthenticated: true}, "needs --data-dir"},
+		{Config{BindAddress: "nonsense", DataDir: "d", InsecureAllowUnauthenticated: true}, "missing port"},
+	}
+	for _, c := range cases {
+		err := c.cfg.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%+v: unexpected error %v", c.cfg, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%+v: error %v, want one containing %q", c.cfg, err, c.want)
+		}
+	}
+}
