@@ -94,17 +94,26 @@ func decodeObject(info *resource.Info, media string, body []byte, mode string) (
 // which drops unknown fields and normalises values exactly as
 // kube-apiserver's decoding does.
 func objectFromJSON(info *resource.Info, data []byte) (*unstructured.Unstructured, []error, error) {
-	obj, typed, strictErrs, err := parseObject(info, data)
-	if err != nil || typed == nil {
+	typed, ok := resource.Typed(info.GroupVersionKind())
+	if !ok {
+		obj, _, strictErrs, err := parseObject(info, data)
 		return obj, strictErrs, err
+	}
+	if err := checkDepth(data); err != nil {
+		return nil, nil, err
+	}
+	strictErrs, err := kjson.UnmarshalStrict(data, typed)
+	if err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the body is not a valid %s: %v", info.Kind, err))
 	}
 	norm, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 	if err != nil {
 		return nil, nil, err
 	}
-	obj = &unstructured.Unstructured{Object: norm}
-	obj.SetAPIVersion(info.APIVersion())
-	obj.SetKind(info.Kind)
+	obj := &unstructured.Unstructured{Object: norm}
+	if err := checkKind(info, obj); err != nil {
+		return nil, nil, err
+	}
 	return obj, strictErrs, nil
 }
 
@@ -134,7 +143,7 @@ func parseObject(info *resource.Info, data []byte) (*unstructured.Unstructured, 
 	if !ok {
 		return obj, nil, nil, nil
 	}
-	data, _ = utiljson.Marshal(m)
+	// The body as sent, not m: a duplicate field survives only there.
 	strictErrs, err := kjson.UnmarshalStrict(data, typed)
 	if err != nil {
 		return nil, nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the body is not a valid %s: %v", info.Kind, err))

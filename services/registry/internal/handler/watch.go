@@ -176,7 +176,7 @@ func (e *watchEncoder) write(typ watch.EventType, raw []byte, obj *storage.Objec
 		e.flush()
 		return err
 	}
-	inner, err := protobufObject(raw, e.res, typ)
+	inner, err := protobufObject(raw, e.res, typ, e.out.as != "")
 	if err != nil {
 		return err
 	}
@@ -196,14 +196,16 @@ func (e *watchEncoder) write(typ watch.EventType, raw []byte, obj *storage.Objec
 }
 
 // protobufObject encodes an event's JSON object as protobuf: the resource's
-// kind, or a Status for ERROR events.
-func protobufObject(raw []byte, res *resource.Info, typ watch.EventType) ([]byte, error) {
+// kind, its metadata-only view, or a Status for ERROR events.
+func protobufObject(raw []byte, res *resource.Info, typ watch.EventType, metadataOnly bool) ([]byte, error) {
 	var obj runtime.Object
-	if typ == watch.Error {
+	typed, ok := resource.Typed(res.GroupVersionKind())
+	switch {
+	case typ == watch.Error:
 		obj = &metav1.Status{}
-	} else if typed, ok := resource.Typed(res.GroupVersionKind()); ok {
+	case ok && !metadataOnly:
 		obj = typed
-	} else {
+	default:
 		obj = &metav1.PartialObjectMetadata{}
 	}
 	if err := json.Unmarshal(raw, obj); err != nil {
