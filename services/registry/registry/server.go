@@ -9,7 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/logutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/compactor"
@@ -97,7 +99,10 @@ func (s *Server) connect(cfg Config) error {
 		s.etcd = e
 		endpoints = []string{e.Endpoint()}
 	}
-	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second})
+	// etcd's client warns on every retried request, a compacted revision
+	// included, which is routine here; errors still show.
+	logger, _ := logutil.CreateDefaultZapLogger(zap.ErrorLevel)
+	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: logger})
 	if err != nil {
 		if s.etcd != nil {
 			s.etcd.Close()
