@@ -7,12 +7,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"go.etcd.io/etcd/server/v3/embed"
+	"github.com/kubesplit/kubesplit/pkg/embedetcd"
 )
 
 func main() {
@@ -20,39 +19,33 @@ func main() {
 	port := flag.Int("port", 0, "client port on 127.0.0.1 (0 picks one)")
 	addressFile := flag.String("address-file", "", "write the client URL here once ready")
 	flag.Parse()
-	if *dir == "" {
-		fmt.Fprintln(os.Stderr, "etcd: --data-dir is required")
-		os.Exit(2)
-	}
-	cfg := embed.NewConfig()
-	cfg.Dir = *dir
-	client := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", *port)}
-	peer := url.URL{Scheme: "http", Host: "127.0.0.1:0"}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
-	cfg.InitialCluster = cfg.Name + "=" + peer.String()
-	cfg.LogLevel = "warn"
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
+	if err := run(*dir, *port, *addressFile); err != nil {
 		fmt.Fprintln(os.Stderr, "etcd:", err)
 		os.Exit(1)
 	}
+}
+
+func run(dir string, port int, addressFile string) error {
+	if dir == "" {
+		return fmt.Errorf("--data-dir is required")
+	}
+	e, err := embedetcd.Start(dir, port)
+	if err != nil {
+		return err
+	}
 	defer e.Close()
-	<-e.Server.ReadyNotify()
-	endpoint := "http://" + e.Clients[0].Addr().String()
-	fmt.Println(endpoint)
-	if *addressFile != "" {
-		if err := os.WriteFile(*addressFile, []byte(endpoint+"\n"), 0o644); err != nil {
-			fmt.Fprintln(os.Stderr, "etcd:", err)
-			os.Exit(1)
+	fmt.Println(e.Endpoint())
+	if addressFile != "" {
+		if err := os.WriteFile(addressFile, []byte(e.Endpoint()+"\n"), 0o644); err != nil {
+			return err
 		}
 	}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	select {
 	case <-stop:
+		return nil
 	case err := <-e.Err():
-		fmt.Fprintln(os.Stderr, "etcd:", err)
-		os.Exit(1)
+		return err
 	}
 }

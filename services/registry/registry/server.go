@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesplit/kubesplit/pkg/embedetcd"
 	"github.com/kubesplit/kubesplit/services/registry/internal/compactor"
 	"github.com/kubesplit/kubesplit/services/registry/internal/discovery"
-	"github.com/kubesplit/kubesplit/services/registry/internal/etcd"
 	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
 	"github.com/kubesplit/kubesplit/services/registry/internal/openapi"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
@@ -29,7 +29,7 @@ type Server struct {
 	http    *http.Server
 	handler *handler.Handler
 	client  *clientv3.Client
-	etcd    *etcd.Embedded // nil with an external etcd
+	etcd    *embedetcd.Server // nil with an external etcd
 	cancel  context.CancelFunc
 	stores  []*storage.Store
 }
@@ -92,7 +92,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) connect(cfg Config) error {
 	endpoints := cfg.EtcdServers
 	if len(endpoints) == 0 {
-		e, err := etcd.StartEmbedded(cfg.DataDir)
+		e, err := embedetcd.Start(cfg.DataDir, 0)
 		if err != nil {
 			return err
 		}

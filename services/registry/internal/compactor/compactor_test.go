@@ -8,11 +8,11 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesplit/kubesplit/services/registry/internal/etcd"
+	"github.com/kubesplit/kubesplit/pkg/embedetcd"
 )
 
 func newClient(t *testing.T) *clientv3.Client {
-	e, err := etcd.StartEmbedded(t.TempDir())
+	e, err := embedetcd.Start(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

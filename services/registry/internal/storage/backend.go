@@ -63,15 +63,10 @@ type WatchOptions struct {
 // it sends every change after it, exactly once and in order, from the
 // cache's history or, when that no longer reaches back, from etcd.
 func (s *Store) Watch(ctx context.Context, namespace string, opts WatchOptions) (*Watch, error) {
-	rv, err := parseRV(opts.ResourceVersion)
+	rv, f, err := s.query(namespace, opts.ReadOptions, opts.Selector)
 	if err != nil {
 		return nil, err
 	}
-	match, err := opts.matcher(s.info)
-	if err != nil {
-		return nil, err
-	}
-	f := filter{prefix: s.info.NamespacePrefix(namespace), match: match}
 	latest := opts.ResourceVersion == "" || opts.ResourceVersion == "0"
 	initial := latest
 	if opts.SendInitialEvents != nil {

@@ -56,6 +56,20 @@ func (s *Store) Get(ctx context.Context, namespace, name string, opts ReadOption
 	return obj, nil
 }
 
+// query reads what a list or watch asks for: its resourceVersion, and the
+// filter of its namespace and selectors.
+func (s *Store) query(namespace string, opts ReadOptions, sel Selector) (int64, filter, error) {
+	rv, err := parseRV(opts.ResourceVersion)
+	if err != nil {
+		return 0, filter{}, err
+	}
+	match, err := sel.matcher(s.info)
+	if err != nil {
+		return 0, filter{}, err
+	}
+	return rv, filter{prefix: s.info.NamespacePrefix(namespace), match: match}, nil
+}
+
 // waitFor makes the cache fresh enough for a read at resourceVersion:
 // current for "", as it stands for "0", at least rv otherwise.
 func (s *Store) waitFor(ctx context.Context, resourceVersion string, rv int64) error {
@@ -77,15 +91,11 @@ func (s *Store) waitFor(ctx context.Context, resourceVersion string, rv int64) e
 // revision, so every page is of the same snapshot; other lists come from
 // the cache.
 func (s *Store) List(ctx context.Context, namespace string, opts ListOptions) (*ListResult, error) {
-	rv, err := parseRV(opts.ResourceVersion)
+	rv, f, err := s.query(namespace, opts.ReadOptions, opts.Selector)
 	if err != nil {
 		return nil, err
 	}
-	match, err := opts.matcher(s.info)
-	if err != nil {
-		return nil, err
-	}
-	prefix := s.info.NamespacePrefix(namespace)
+	prefix, match := f.prefix, f.match
 	switch {
 	case opts.Continue != "":
 		return s.listEtcd(ctx, prefix, opts, match)

@@ -1,4 +1,4 @@
-package etcd
+package embedetcd
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
-func TestStartEmbedded(t *testing.T) {
-	e, err := StartEmbedded(t.TempDir())
+func TestStart(t *testing.T) {
+	e, err := Start(t.TempDir(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
