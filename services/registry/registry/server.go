@@ -9,9 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/logutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/embedetcd"
@@ -99,10 +97,7 @@ func (s *Server) connect(cfg Config) error {
 		s.etcd = e
 		endpoints = []string{e.Endpoint()}
 	}
-	// etcd's client warns on every retried request, a compacted revision
-	// included, which is routine here; errors still show.
-	logger, _ := logutil.CreateDefaultZapLogger(zap.ErrorLevel)
-	client, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Logger: logger})
+	client, err := embedetcd.NewClient(endpoints)
 	if err != nil {
 		if s.etcd != nil {
 			s.etcd.Close()

@@ -25,7 +25,7 @@ func StartEtcd(t testing.TB) *Etcd {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{e.Endpoint()}, DialTimeout: 5 * time.Second})
+	c, err := embedetcd.NewClient([]string{e.Endpoint()})
 	if err != nil {
 		t.Fatal(err)
 	}

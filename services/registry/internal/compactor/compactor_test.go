@@ -17,7 +17,7 @@ func newClient(t *testing.T) *clientv3.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	c, err := clientv3.New(clientv3.Config{Endpoints: []string{e.Endpoint()}, DialTimeout: 5 * time.Second})
+	c, err := embedetcd.NewClient([]string{e.Endpoint()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -13,6 +14,10 @@ import (
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
+
+// errNeedsFinalizing stops an immediate delete of an object that gained a
+// finalizer meanwhile, so that it is marked for deletion instead.
+var errNeedsFinalizing = errors.New("the object needs finalizing")
 
 // Finalizers the garbage collector acts on, set here when a DELETE asks
 // for foreground or orphan propagation.
@@ -100,8 +105,17 @@ func (q *request) deleteOne(namespace, name string, opts *metav1.DeleteOptions) 
 		return nil, false, err
 	}
 	if !q.needsFinalizing(cur.Obj, opts) {
-		gone, err := q.store.Delete(ctx, namespace, name, check, dry)
-		return gone, true, err
+		gone, err := q.store.Delete(ctx, namespace, name, func(cur *storage.Object) error {
+			// A finalizer added since the read above must still hold the
+			// object back.
+			if q.needsFinalizing(cur.Obj, opts) {
+				return errNeedsFinalizing
+			}
+			return check(cur)
+		}, dry)
+		if !errors.Is(err, errNeedsFinalizing) {
+			return gone, true, err
+		}
 	}
 	marked, err := q.store.Update(ctx, namespace, name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
 		if err := check(cur); err != nil {

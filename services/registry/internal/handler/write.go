@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
@@ -60,6 +61,25 @@ func (q *request) finish(wr *write, code int, obj *storage.Object) error {
 	return q.send(code, obj, wr.out)
 }
 
+// readObject starts a create or update: the write's options and the object
+// in its body, in the URL's namespace.
+func (q *request) readObject() (*write, *unstructured.Unstructured, error) {
+	wr, err := q.newWrite()
+	if err != nil {
+		return nil, nil, err
+	}
+	body, err := readBody(q.r)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, warnings, err := decodeObject(q.res, contentType(q.r), body, wr.mode)
+	if err != nil {
+		return nil, nil, err
+	}
+	wr.warnings = warnings
+	return wr, obj, q.matchNamespace(obj)
+}
+
 func (q *request) create() error {
 	if q.info.Name != "" {
 		return apierrors.NewMethodNotSupported(q.groupResource(), "create on a named "+q.res.Kind)
@@ -67,20 +87,8 @@ func (q *request) create() error {
 	if q.res.Namespaced && q.info.Namespace == "" {
 		return apierrors.NewBadRequest("the namespace of the object must be given in the URL")
 	}
-	wr, err := q.newWrite()
+	wr, obj, err := q.readObject()
 	if err != nil {
-		return err
-	}
-	body, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
-	obj, warnings, err := decodeObject(q.res, contentType(q.r), body, wr.mode)
-	if err != nil {
-		return err
-	}
-	wr.warnings = warnings
-	if err := q.matchNamespace(obj); err != nil {
 		return err
 	}
 	if err := q.admitCreate(wr, obj); err != nil {
@@ -166,20 +174,8 @@ func (q *request) update() error {
 	if err := q.namespaceOK(); err != nil {
 		return err
 	}
-	wr, err := q.newWrite()
+	wr, obj, err := q.readObject()
 	if err != nil {
-		return err
-	}
-	body, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
-	obj, warnings, err := decodeObject(q.res, contentType(q.r), body, wr.mode)
-	if err != nil {
-		return err
-	}
-	wr.warnings = warnings
-	if err := q.matchNamespace(obj); err != nil {
 		return err
 	}
 	if obj.GetName() != q.info.Name {
@@ -189,6 +185,15 @@ func (q *request) update() error {
 		next := obj.DeepCopy()
 		if err := q.preconditions(next, cur.Obj); err != nil {
 			return nil, err
+		}
+		if next.GetResourceVersion() == "" {
+			if q.res.ConditionalUpdate {
+				return nil, apierrors.NewInvalid(q.res.GroupVersionKind().GroupKind(), q.info.Name, field.ErrorList{
+					field.Invalid(field.NewPath("metadata", "resourceVersion"), "", "must be specified for an update")})
+			}
+			// Kube lets a PUT without resourceVersion overwrite most
+			// built-in objects unconditionally.
+			next.SetResourceVersion(cur.Obj.GetResourceVersion())
 		}
 		return next, q.admitUpdate(wr, next, cur.Obj)
 	}, wr.dryRun)
@@ -214,6 +219,11 @@ func (q *request) preconditions(obj, cur *unstructured.Unstructured) error {
 
 // admitUpdate turns the new state of an object into what is stored.
 func (q *request) admitUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
+	if q.res.Default != nil && q.info.Subresource == "" {
+		// Before comparing with cur, so that fields left to the server's
+		// defaults do not count as a spec change and bump generation.
+		q.res.Default(obj)
+	}
 	prepareUpdate(q.res, obj, cur, q.info.Subresource)
 	if q.res.Default != nil {
 		q.res.Default(obj)

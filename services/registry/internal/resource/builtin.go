@@ -77,7 +77,7 @@ func Builtins() []*Info {
 
 		// apiregistration.k8s.io/v1
 		{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Singular: "apiservice",
-			Categories: []string{"api-extensions"}, StatusSubresource: true,
+			Categories: []string{"api-extensions"}, StatusSubresource: true, ConditionalUpdate: true,
 			Default: validation.DefaultAPIService, Validate: validation.ValidateAPIService, Columns: printers.APIService},
 
 		// admissionregistration.k8s.io/v1

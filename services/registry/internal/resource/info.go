@@ -36,6 +36,10 @@ type Info struct {
 	// SelectableFields are the dotted paths, besides metadata.name and
 	// metadata.namespace, that field selectors accept.
 	SelectableFields []string
+	// ConditionalUpdate means an update must name the resourceVersion it
+	// replaces; without it a PUT with none overwrites unconditionally, as
+	// kube allows for most built-in kinds.
+	ConditionalUpdate bool
 	// SpecFinalizers means spec.finalizers hold an object back from deletion
 	// as metadata.finalizers do (Namespace's "kubernetes" finalizer).
 	SpecFinalizers bool

@@ -101,20 +101,27 @@ func (c *cache) relist(ctx context.Context) (int64, error) {
 	rev := resp.Header.Revision
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var diff []Event
 	for key, old := range c.objects {
 		if _, ok := fresh[key]; !ok {
 			gone, _ := old.withRevision(rev)
-			c.record(Event{Type: watch.Deleted, Object: gone, Prev: old, Key: key})
+			diff = append(diff, Event{Type: watch.Deleted, Object: gone, Prev: old, Key: key})
 		}
 	}
 	for key, obj := range fresh {
 		old, ok := c.objects[key]
 		switch {
 		case !ok:
-			c.record(Event{Type: watch.Added, Object: obj, Key: key})
+			diff = append(diff, Event{Type: watch.Added, Object: obj, Key: key})
 		case old.Rev != obj.Rev:
-			c.record(Event{Type: watch.Modified, Object: obj, Prev: old, Key: key})
+			diff = append(diff, Event{Type: watch.Modified, Object: obj, Prev: old, Key: key})
 		}
+	}
+	// In revision order, so that a watcher resuming from the last revision
+	// it saw misses nothing and gets nothing twice.
+	sort.SliceStable(diff, func(i, j int) bool { return diff[i].Object.Rev < diff[j].Object.Rev })
+	for _, ev := range diff {
+		c.record(ev)
 	}
 	c.objects = fresh
 	c.history.start(rev)

@@ -13,10 +13,11 @@ type history struct {
 
 func newHistory(size int) *history { return &history{buf: make([]Event, size)} }
 
-// start marks the history complete from rev on, when the cache is first
-// filled.
+// start marks the history complete from rev on, when the cache is filled
+// and again after every relist: the relist's events stand for changes the
+// history never saw one by one, so no watch may resume from before it.
 func (h *history) start(rev int64) {
-	if h.from == 0 && h.n == 0 {
+	if rev > h.from {
 		h.from = rev
 	}
 }
@@ -28,7 +29,11 @@ func (h *history) add(ev Event) {
 		h.n++
 		return
 	}
-	h.from = h.buf[h.first].Object.Rev
+	// A relist's events may be older than the relist itself: from never
+	// moves back.
+	if rev := h.buf[h.first].Object.Rev; rev > h.from {
+		h.from = rev
+	}
 	h.buf[h.first] = ev
 	h.first = (h.first + 1) % len(h.buf)
 }

@@ -44,8 +44,12 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured, dryR
 		return nil, err
 	}
 	if dryRun {
-		if cur, _ := s.cache.get(key); cur != nil {
+		// etcd, not the cache, which may not yet hold a write just made.
+		switch _, err := s.read(ctx, key, obj.GetName()); {
+		case err == nil:
 			return nil, apierrors.NewAlreadyExists(s.groupResource(), obj.GetName())
+		case !apierrors.IsNotFound(err):
+			return nil, err
 		}
 		return dryRunObject(obj, data)
 	}

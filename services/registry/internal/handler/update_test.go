@@ -1,0 +1,130 @@
+package handler
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// put sends obj back with a change made by edit.
+func put(e *env, path string, obj map[string]any, edit func(map[string]any)) map[string]any {
+	e.t.Helper()
+	edit(obj)
+	body, err := json.Marshal(obj)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.mustDo("PUT", path, string(body), http.StatusOK)
+}
+
+func set(obj map[string]any, value any, path ...string) {
+	for _, p := range path[:len(path)-1] {
+		next, ok := obj[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			obj[p] = next
+		}
+		obj = next
+	}
+	obj[path[len(path)-1]] = value
+}
+
+// generation counts changes to a Deployment's spec, and nothing else.
+func TestGenerationCountsSpecChanges(t *testing.T) {
+	e := newEnv(t)
+	path := deployPath + "/d"
+	check := func(obj map[string]any, want int, what string) {
+		t.Helper()
+		if got := at(obj, "metadata.generation"); got != float64(want) {
+			t.Fatalf("generation %v after %s, want %d", got, what, want)
+		}
+	}
+	d := e.mustDo("POST", deployPath, deployment("d", 1, "nginx:1"), http.StatusCreated)
+	check(d, 1, "create")
+	d = put(e, path, d, func(o map[string]any) { set(o, map[string]any{"team": "a"}, "metadata", "labels") })
+	check(d, 1, "a label change")
+	d = e.mustDo("PATCH", path, `{"metadata":{"annotations":{"a":"b"}}}`, http.StatusOK, "Content-Type", "application/merge-patch+json")
+	check(d, 1, "an annotation patch")
+	// The same spec as first sent, without the fields the server defaulted.
+	var minimal map[string]any
+	if err := json.Unmarshal([]byte(deployment("d", 1, "nginx:1")), &minimal); err != nil {
+		t.Fatal(err)
+	}
+	minimal["metadata"] = d["metadata"]
+	d = put(e, path, minimal, func(map[string]any) {})
+	check(d, 1, "a PUT of the same spec, leaving defaults to the server")
+	d = put(e, path, d, func(o map[string]any) { set(o, float64(2), "spec", "replicas") })
+	check(d, 2, "a replicas change")
+	d = e.mustDo("PATCH", path, `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}`, http.StatusOK,
+		"Content-Type", "application/strategic-merge-patch+json")
+	check(d, 3, "an image patch")
+	d = put(e, path+"/status", d, func(o map[string]any) { set(o, float64(3), "status", "observedGeneration") })
+	check(d, 3, "a status update")
+}
+
+// The status subresource writes only status; the main resource ignores it.
+func TestStatusSubresource(t *testing.T) {
+	e := newEnv(t)
+	path := deployPath + "/d"
+	body := deployment("d", 1, "nginx:1")
+	body = body[:len(body)-1] + `,"status":{"replicas":5}}`
+	d := e.mustDo("POST", deployPath, body, http.StatusCreated)
+	if at(d, "status.replicas") != nil {
+		t.Fatalf("create kept status %v", at(d, "status"))
+	}
+	d = put(e, path+"/status", d, func(o map[string]any) {
+		set(o, float64(3), "status", "replicas")
+		set(o, float64(9), "spec", "replicas")
+		set(o, map[string]any{"sneaky": "label"}, "metadata", "labels")
+	})
+	if at(d, "status.replicas") != float64(3) || at(d, "spec.replicas") != float64(1) || at(d, "metadata.labels") != nil {
+		t.Fatalf("PUT /status stored status %v, spec.replicas %v, labels %v", at(d, "status"), at(d, "spec.replicas"), at(d, "metadata.labels"))
+	}
+	d = put(e, path, d, func(o map[string]any) {
+		set(o, float64(7), "status", "replicas")
+		set(o, float64(2), "spec", "replicas")
+	})
+	if at(d, "status.replicas") != float64(3) || at(d, "spec.replicas") != float64(2) {
+		t.Fatalf("PUT on the resource stored status %v, spec.replicas %v", at(d, "status"), at(d, "spec.replicas"))
+	}
+	d = e.mustDo("PATCH", path, `{"status":{"replicas":8},"spec":{"replicas":4}}`, http.StatusOK, "Content-Type", "application/merge-patch+json")
+	if at(d, "status.replicas") != float64(3) || at(d, "spec.replicas") != float64(4) {
+		t.Fatalf("patch of the resource stored status %v, spec.replicas %v", at(d, "status"), at(d, "spec.replicas"))
+	}
+	d = e.mustDo("PATCH", path+"/status", `{"status":{"replicas":6},"spec":{"replicas":5}}`, http.StatusOK, "Content-Type", "application/merge-patch+json")
+	if at(d, "status.replicas") != float64(6) || at(d, "spec.replicas") != float64(4) {
+		t.Fatalf("patch of /status stored status %v, spec.replicas %v", at(d, "status"), at(d, "spec.replicas"))
+	}
+	got := e.mustDo("GET", path, "", http.StatusOK)
+	if at(got, "status.replicas") != float64(6) || at(got, "spec.replicas") != float64(4) {
+		t.Fatalf("stored status %v, spec.replicas %v", at(got, "status"), at(got, "spec.replicas"))
+	}
+}
+
+// A PUT without resourceVersion overwrites a built-in object; one with a
+// stale resourceVersion is a Conflict that changes nothing.
+func TestUpdateResourceVersion(t *testing.T) {
+	e := newEnv(t)
+	first := e.mustDo("POST", cmPath, `{"metadata":{"name":"a"},"data":{"k":"1"}}`, http.StatusCreated)
+	second := e.mustDo("PUT", cmPath+"/a", `{"metadata":{"name":"a"},"data":{"k":"2"}}`, http.StatusOK)
+	if str(second, "data.k") != "2" || str(second, "metadata.resourceVersion") == str(first, "metadata.resourceVersion") {
+		t.Fatalf("unconditional PUT stored %v", second)
+	}
+	before := e.etcdState()
+	resp, data := e.do("PUT", cmPath+"/a", `{"metadata":{"name":"a","resourceVersion":"`+str(first, "metadata.resourceVersion")+`"},"data":{"k":"3"}}`)
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("stale PUT: %d %s", resp.StatusCode, data)
+	}
+	e.untouched(before, "a stale PUT")
+	third := e.mustDo("PUT", cmPath+"/a", `{"metadata":{"name":"a","resourceVersion":"`+str(second, "metadata.resourceVersion")+`"},"data":{"k":"3"}}`, http.StatusOK)
+	if str(third, "metadata.uid") != str(first, "metadata.uid") || str(third, "metadata.creationTimestamp") != str(first, "metadata.creationTimestamp") {
+		t.Fatalf("update changed uid or creationTimestamp: %v", third)
+	}
+	// The same object again is a no-op: nothing written.
+	before = e.etcdState()
+	same := e.mustDo("PUT", cmPath+"/a", `{"metadata":{"name":"a"},"data":{"k":"3"}}`, http.StatusOK)
+	if str(same, "metadata.resourceVersion") != str(third, "metadata.resourceVersion") {
+		t.Fatalf("no-op PUT moved resourceVersion %s -> %s", str(third, "metadata.resourceVersion"), str(same, "metadata.resourceVersion"))
+	}
+	e.untouched(before, "a no-op PUT")
+}

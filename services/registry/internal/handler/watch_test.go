@@ -1,0 +1,134 @@
+package handler
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// watchEvent is one JSON watch event as sent on the wire.
+type watchEvent struct {
+	Type   string         `json:"type"`
+	Object map[string]any `json:"object"`
+}
+
+// watchStream reads the JSON events of one watch request.
+type watchStream struct {
+	t    *testing.T
+	scan *bufio.Scanner
+}
+
+func (e *env) watch(query string) *watchStream {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	e.t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+cmPath+"?watch=true&"+query, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		e.t.Fatalf("watch %s: %d", query, resp.StatusCode)
+	}
+	scan := bufio.NewScanner(resp.Body)
+	scan.Buffer(nil, 1<<20)
+	return &watchStream{t: e.t, scan: scan}
+}
+
+func (w *watchStream) next() watchEvent {
+	w.t.Helper()
+	if !w.scan.Scan() {
+		w.t.Fatalf("watch ended: %v", w.scan.Err())
+	}
+	var ev watchEvent
+	if err := json.Unmarshal(w.scan.Bytes(), &ev); err != nil {
+		w.t.Fatalf("bad event %s: %v", w.scan.Bytes(), err)
+	}
+	return ev
+}
+
+// expect reads an event of type typ about the object named name.
+func (w *watchStream) expect(typ, name string) watchEvent {
+	w.t.Helper()
+	ev := w.next()
+	if ev.Type != typ || str(ev.Object, "metadata.name") != name {
+		w.t.Fatalf("event %s %s, want %s %s", ev.Type, str(ev.Object, "metadata.name"), typ, name)
+	}
+	return ev
+}
+
+func rvOf(t *testing.T, obj map[string]any) int64 {
+	t.Helper()
+	rv, err := strconv.ParseInt(str(obj, "metadata.resourceVersion"), 10, 64)
+	if err != nil {
+		t.Fatalf("resourceVersion of %v: %v", obj, err)
+	}
+	return rv
+}
+
+// sendInitialEvents=true sends the current state, then a BOOKMARK marked
+// as the end of the initial events, then the changes.
+func TestWatchInitialEventsEndWithBookmark(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"a","labels":{"app":"x"}}}`, http.StatusCreated)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"b","labels":{"app":"y"}}}`, http.StatusCreated)
+	last := e.mustDo("POST", cmPath, `{"metadata":{"name":"c","labels":{"app":"x"}}}`, http.StatusCreated)
+
+	w := e.watch("sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dx")
+	w.expect("ADDED", "a")
+	w.expect("ADDED", "c")
+	bm := w.next()
+	if bm.Type != "BOOKMARK" || str(bm.Object, "kind") != "ConfigMap" || str(bm.Object, "apiVersion") != "v1" {
+		t.Fatalf("after the initial events: %s %v", bm.Type, bm.Object)
+	}
+	// The annotation key holds dots, so it is read from the map itself.
+	if ann, _ := at(bm.Object, "metadata.annotations").(map[string]any); ann["k8s.io/initial-events-end"] != "true" {
+		t.Fatalf("bookmark annotations %v", ann)
+	}
+	if rvOf(t, bm.Object) < rvOf(t, last) {
+		t.Fatalf("bookmark at %d, before the last object at %d", rvOf(t, bm.Object), rvOf(t, last))
+	}
+	d := e.mustDo("POST", cmPath, `{"metadata":{"name":"d","labels":{"app":"x"}}}`, http.StatusCreated)
+	if ev := w.expect("ADDED", "d"); rvOf(t, ev.Object) != rvOf(t, d) {
+		t.Fatalf("event at %d, object at %d", rvOf(t, ev.Object), rvOf(t, d))
+	}
+
+	// Without allowWatchBookmarks, no bookmark ends the initial events.
+	plain := e.watch("sendInitialEvents=true&resourceVersionMatch=NotOlderThan&labelSelector=app%3Dy")
+	plain.expect("ADDED", "b")
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"e","labels":{"app":"y"}}}`, http.StatusCreated)
+	plain.expect("ADDED", "e")
+}
+
+// Periodic bookmarks never claim a revision before an event not yet sent.
+func TestWatchPeriodicBookmarks(t *testing.T) {
+	old := BookmarkInterval
+	BookmarkInterval = 20 * time.Millisecond
+	t.Cleanup(func() { BookmarkInterval = old })
+	e := newEnv(t)
+	start := e.mustDo("POST", cmPath, `{"metadata":{"name":"a"}}`, http.StatusCreated)
+	w := e.watch("allowWatchBookmarks=true&resourceVersion=" + str(start, "metadata.resourceVersion"))
+	b := e.mustDo("POST", cmPath, `{"metadata":{"name":"b"}}`, http.StatusCreated)
+	var seenB bool
+	for {
+		ev := w.next()
+		switch ev.Type {
+		case "ADDED":
+			seenB = str(ev.Object, "metadata.name") == "b"
+		case "BOOKMARK":
+			if rv := rvOf(t, ev.Object); rv >= rvOf(t, b) && !seenB {
+				t.Fatalf("bookmark at %d before the event at %d", rv, rvOf(t, b))
+			}
+			if seenB {
+				return
+			}
+		default:
+			t.Fatalf("unexpected %s", ev.Type)
+		}
+	}
+}
