@@ -91,6 +91,9 @@ func (q *request) create() error {
 	if err != nil {
 		return err
 	}
+	if obj.GetResourceVersion() != "" {
+		return apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
+	}
 	if err := q.admitCreate(wr, obj); err != nil {
 		return err
 	}
