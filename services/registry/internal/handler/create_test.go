@@ -137,6 +137,7 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 		{"malformed YAML", "POST", cmPath, yamlCT, "metadata: [\n", 400},
 		{"wrong kind", "POST", cmPath, jsonCT, `{"kind":"Secret","metadata":{"name":"x"}}`, 400},
 		{"wrong apiVersion", "POST", cmPath, jsonCT, `{"apiVersion":"apps/v1","metadata":{"name":"x"}}`, 400},
+		{"create naming a resourceVersion", "POST", cmPath, jsonCT, `{"metadata":{"name":"x","resourceVersion":"5"}}`, 400},
 		{"wrong field type", "POST", cmPath, jsonCT, `{"metadata":{"name":"x"},"data":{"k":1}}`, 400},
 		{"too deep", "POST", cmPath, jsonCT, `{"metadata":{"name":"x"},"data":` + deep + `}`, 400},
 		{"too large", "POST", cmPath, jsonCT, huge, 413},
