@@ -22,7 +22,7 @@ var protobufSerializer = protobuf.NewSerializer(resource.Scheme, resource.Scheme
 func writeObject(w http.ResponseWriter, code int, info *resource.Info, obj *storage.Object, out output, opts tableOptions) error {
 	switch out.as {
 	case "Table":
-		return writeJSONValue(w, code, table(info, []*storage.Object{obj}, obj.Obj.GetResourceVersion(), "", opts))
+		return writeJSONValue(w, code, table(info, []*storage.Object{obj}, obj.ResourceVersion(), "", opts))
 	case "PartialObjectMetadata":
 		return writeTyped(w, code, out.media, partialMetadata(obj))
 	}
@@ -151,7 +151,7 @@ func send(w http.ResponseWriter, code int, media string, data []byte) error {
 // partialMetadata is the metadata-only view of an object.
 func partialMetadata(obj *storage.Object) *metav1.PartialObjectMetadata {
 	p := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"}}
-	if m, ok := obj.Obj.Object["metadata"]; ok {
+	if m, ok := obj.Decode().Object["metadata"]; ok {
 		if b, err := json.Marshal(m); err == nil {
 			_ = json.Unmarshal(b, &p.ObjectMeta)
 		}

@@ -43,6 +43,7 @@ func (q *request) patch() error {
 		return q.apply(wr, body)
 	}
 	stored, err := q.store.Update(q.r.Context(), q.info.Namespace, q.info.Name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
+		live := cur.Decode()
 		patched, err := patchJSON(q.res, kind, cur.JSON, body)
 		if err != nil {
 			return nil, err
@@ -54,13 +55,13 @@ func (q *request) patch() error {
 		if wr.warnings, err = fieldProblems(wr.mode, strictErrs); err != nil {
 			return nil, err
 		}
-		if obj.GetName() != q.info.Name || obj.GetNamespace() != cur.Obj.GetNamespace() {
+		if obj.GetName() != q.info.Name || obj.GetNamespace() != live.GetNamespace() {
 			return nil, apierrors.NewBadRequest("a patch may not change the name or namespace of an object")
 		}
-		if err := q.preconditions(obj, cur.Obj); err != nil {
+		if err := q.preconditions(obj, live); err != nil {
 			return nil, err
 		}
-		return obj, q.admitUpdate(wr, obj, cur.Obj)
+		return obj, q.admitUpdate(wr, obj, live)
 	}, wr.dryRun)
 	if err != nil {
 		return err
@@ -164,19 +165,20 @@ func (q *request) apply(wr *write, body []byte) error {
 		return q.finish(wr, http.StatusCreated, stored)
 	}
 	stored, err := q.store.Update(ctx, q.info.Namespace, q.info.Name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
-		if err := q.preconditions(intent, cur.Obj); err != nil {
+		live := cur.Decode()
+		if err := q.preconditions(intent, live); err != nil {
 			return nil, err
 		}
-		applied, err := fm.Apply(cur.Obj.DeepCopy(), intent.DeepCopy(), wr.manager, force)
+		applied, err := fm.Apply(live.DeepCopy(), intent.DeepCopy(), wr.manager, force)
 		if err != nil {
 			return nil, err
 		}
 		obj := applied.(*unstructured.Unstructured)
-		prepareUpdate(q.res, obj, cur.Obj, q.info.Subresource)
+		prepareUpdate(q.res, obj, live, q.info.Subresource)
 		if q.res.Default != nil {
 			q.res.Default(obj)
 		}
-		return obj, validate(q.res, obj, cur.Obj)
+		return obj, validate(q.res, obj, live)
 	}, wr.dryRun)
 	if err != nil {
 		return err

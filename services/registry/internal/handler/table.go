@@ -35,7 +35,7 @@ func table(info *resource.Info, objs []*storage.Object, rv, cont string, opts ta
 		t.ColumnDefinitions = printers.Definitions(cols)
 	}
 	for _, obj := range objs {
-		row := metav1.TableRow{Cells: printers.Cells(cols, obj.Obj)}
+		row := metav1.TableRow{Cells: printers.Cells(cols, obj.Decode())}
 		switch opts.includeObject {
 		case metav1.IncludeNone:
 		case metav1.IncludeObject:

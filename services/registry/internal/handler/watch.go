@@ -145,7 +145,7 @@ func (e *watchEncoder) event(ev storage.Event) error {
 	}
 	raw := ev.Object.JSON
 	if e.out.as == "Table" {
-		raw, _ = json.Marshal(table(e.res, []*storage.Object{ev.Object}, ev.Object.Obj.GetResourceVersion(), "", e.table))
+		raw, _ = json.Marshal(table(e.res, []*storage.Object{ev.Object}, ev.Object.ResourceVersion(), "", e.table))
 	} else if e.out.as != "" {
 		raw, _ = json.Marshal(partialMetadata(ev.Object))
 	}

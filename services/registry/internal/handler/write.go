@@ -185,8 +185,9 @@ func (q *request) update() error {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", obj.GetName(), q.info.Name))
 	}
 	stored, err := q.store.Update(q.r.Context(), q.info.Namespace, q.info.Name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
+		live := cur.Decode()
 		next := obj.DeepCopy()
-		if err := q.preconditions(next, cur.Obj); err != nil {
+		if err := q.preconditions(next, live); err != nil {
 			return nil, err
 		}
 		if next.GetResourceVersion() == "" {
@@ -196,9 +197,9 @@ func (q *request) update() error {
 			}
 			// Kube lets a PUT without resourceVersion overwrite most
 			// built-in objects unconditionally.
-			next.SetResourceVersion(cur.Obj.GetResourceVersion())
+			next.SetResourceVersion(live.GetResourceVersion())
 		}
-		return next, q.admitUpdate(wr, next, cur.Obj)
+		return next, q.admitUpdate(wr, next, live)
 	}, wr.dryRun)
 	if err != nil {
 		return err

@@ -15,8 +15,10 @@ import (
 )
 
 // historySize is how many recent events a cache keeps so that watches can
-// resume from a recent resourceVersion without going to etcd.
-const historySize = 8192
+// resume from a recent resourceVersion without going to etcd. A watch from
+// further back is served by etcd itself, so this trades memory for etcd
+// load, never correctness.
+const historySize = 1024
 
 // freshWait is how long a read waits for the cache to reach the revision it
 // needs; progressRetry how often it asks etcd again meanwhile.
@@ -85,20 +87,10 @@ func (c *cache) run(ctx context.Context) {
 // relist replaces the cache's contents with what etcd holds now. Watchers
 // get the difference as events, so none of them misses a change.
 func (c *cache) relist(ctx context.Context) (int64, error) {
-	resp, err := c.client.Get(ctx, c.prefix, clientv3.WithPrefix())
+	fresh, rev, err := c.load(ctx)
 	if err != nil {
 		return 0, err
 	}
-	fresh := make(map[string]*Object, len(resp.Kvs))
-	for _, kv := range resp.Kvs {
-		obj, err := decode(kv.Value, kv.ModRevision)
-		if err != nil {
-			slog.Error("skipping undecodable object", "key", string(kv.Key), "err", err)
-			continue
-		}
-		fresh[string(kv.Key)] = obj
-	}
-	rev := resp.Header.Revision
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var diff []Event
@@ -127,6 +119,39 @@ func (c *cache) relist(ctx context.Context) (int64, error) {
 	c.history.start(rev)
 	c.advance(rev)
 	return rev, nil
+}
+
+// relistPage is how many keys one range of a relist reads: whole-prefix
+// reads of a large resource would cost a transient allocation of its full
+// size, on top of the cache being filled.
+const relistPage = 500
+
+// load reads every object under the prefix, page by page at one revision.
+func (c *cache) load(ctx context.Context) (map[string]*Object, int64, error) {
+	fresh := map[string]*Object{}
+	end := clientv3.GetPrefixRangeEnd(c.prefix)
+	key, rev := c.prefix, int64(0)
+	for {
+		resp, err := c.client.Get(ctx, key, clientv3.WithRange(end), clientv3.WithLimit(relistPage), clientv3.WithRev(rev))
+		if err != nil {
+			return nil, 0, err
+		}
+		if rev == 0 {
+			rev = resp.Header.Revision
+		}
+		for _, kv := range resp.Kvs {
+			obj, err := decode(kv.Value, kv.ModRevision)
+			if err != nil {
+				slog.Error("skipping undecodable object", "key", string(kv.Key), "err", err)
+				continue
+			}
+			fresh[string(kv.Key)] = obj
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			return fresh, rev, nil
+		}
+		key = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
 }
 
 // follow applies etcd's events after rev until the watch ends.

@@ -3,7 +3,8 @@ package storage
 // history is a ring of a cache's latest events, so that a watch can resume
 // from a recent resourceVersion without going back to etcd.
 type history struct {
-	buf   []Event
+	size  int // how many events it keeps
+	buf   []Event // grows up to size, so idle resources cost nothing
 	first int // index of the oldest event
 	n     int
 	// from is the revision after which the history is complete: every
@@ -11,7 +12,7 @@ type history struct {
 	from int64
 }
 
-func newHistory(size int) *history { return &history{buf: make([]Event, size)} }
+func newHistory(size int) *history { return &history{size: size} }
 
 // start marks the history complete from rev on, when the cache is filled
 // and again after every relist: the relist's events stand for changes the
@@ -24,8 +25,9 @@ func (h *history) start(rev int64) {
 
 // add appends an event, dropping the oldest when the ring is full.
 func (h *history) add(ev Event) {
-	if h.n < len(h.buf) {
-		h.buf[(h.first+h.n)%len(h.buf)] = ev
+	if len(h.buf) < h.size {
+		// Not yet full: the ring has never wrapped, so first is 0.
+		h.buf = append(h.buf, ev)
 		h.n++
 		return
 	}

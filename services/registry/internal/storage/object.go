@@ -6,8 +6,10 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 
@@ -15,19 +17,20 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
-// Object is one stored object as the registry serves it. Objects are shared
-// between the cache and every reader: never modify one, DeepCopy it.
+// Object is one stored object as the registry serves it: its encoding and
+// the few fields that selectors read. The cache holds nothing else per
+// object, which keeps the registry small; Decode gives a full copy when a
+// caller needs one. Objects are shared by the cache and every reader and are
+// never modified.
 type Object struct {
-	// Obj is the decoded object, resourceVersion set to Rev.
-	Obj *unstructured.Unstructured
-	// JSON is Obj encoded, ready to send.
+	// JSON is the object encoded, resourceVersion included, ready to send.
 	JSON []byte
 	// Rev is the etcd revision that last wrote the object (for a deletion
 	// event, the revision of the delete).
 	Rev int64
-	// stored is the value as written in etcd (without resourceVersion), so
-	// that a no-op update can be recognised and skipped.
-	stored []byte
+
+	name, namespace string
+	labels          map[string]string
 
 	// alt is the object in the one other encoding readers ask for
 	// (protobuf), computed once on first use and shared by every reader
@@ -35,6 +38,28 @@ type Object struct {
 	altOnce sync.Once
 	alt     []byte
 	altErr  error
+}
+
+// Name is the object's metadata.name.
+func (o *Object) Name() string { return o.name }
+
+// Namespace is the object's metadata.namespace.
+func (o *Object) Namespace() string { return o.namespace }
+
+// Labels are the object's labels; callers must not modify them.
+func (o *Object) Labels() map[string]string { return o.labels }
+
+// ResourceVersion is Rev as the API spells it.
+func (o *Object) ResourceVersion() string { return strconv.FormatInt(o.Rev, 10) }
+
+// Decode returns a copy of the object that the caller owns.
+func (o *Object) Decode() *unstructured.Unstructured {
+	m := map[string]any{}
+	if err := utiljson.Unmarshal(o.JSON, &m); err != nil {
+		// JSON was encoded from a decoded object; this cannot fail.
+		slog.Error("cached object does not decode", "name", o.name, "err", err)
+	}
+	return &unstructured.Unstructured{Object: m}
 }
 
 // Encoded returns the object as compute encodes it, computing it only
@@ -51,24 +76,34 @@ func decode(value []byte, rev int64) (*Object, error) {
 	if err := utiljson.Unmarshal(value, &m); err != nil {
 		return nil, fmt.Errorf("corrupt object in storage: %w", err)
 	}
-	return newObject(&unstructured.Unstructured{Object: m}, value, rev)
+	return newObject(&unstructured.Unstructured{Object: m}, rev)
 }
 
-// newObject stamps obj with rev and encodes it. obj becomes owned by the
-// returned Object.
-func newObject(obj *unstructured.Unstructured, stored []byte, rev int64) (*Object, error) {
+// newObject stamps obj with rev and encodes it.
+func newObject(obj *unstructured.Unstructured, rev int64) (*Object, error) {
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
 		return nil, err
 	}
-	return &Object{Obj: obj, JSON: data, Rev: rev, stored: stored}, nil
+	return &Object{JSON: data, Rev: rev, name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels()}, nil
 }
 
 // withRevision returns a copy of o stamped with another revision, as a
 // deletion event carries the last state with the revision of the delete.
 func (o *Object) withRevision(rev int64) (*Object, error) {
-	return newObject(o.Obj.DeepCopy(), o.stored, rev)
+	return newObject(o.Decode(), rev)
+}
+
+// unchanged reports whether obj has the content o has, so that an update
+// to it can be skipped. Both encodings come from encoding/json over maps,
+// which orders keys, so equal content is equal bytes.
+func (o *Object) unchanged(obj *unstructured.Unstructured) bool {
+	rv := obj.GetResourceVersion()
+	obj.SetResourceVersion(o.ResourceVersion())
+	data, err := json.Marshal(obj.Object)
+	obj.SetResourceVersion(rv)
+	return err == nil && bytes.Equal(data, o.JSON)
 }
 
 // encodeForStorage is what is written to etcd: the object without its

@@ -89,7 +89,7 @@ func TestListPagesShareOneSnapshot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[obj.Obj.GetName()] = obj.Rev
+		want[obj.Name()] = obj.Rev
 	}
 	if _, err := s.Create(ctx, configMap("other", "elsewhere", nil, nil), false); err != nil {
 		t.Fatal(err)
@@ -106,10 +106,10 @@ func TestListPagesShareOneSnapshot(t *testing.T) {
 	got := map[string]int64{}
 	for pages := 1; ; pages++ {
 		for _, item := range page.Items {
-			if _, dup := got[item.Obj.GetName()]; dup {
-				t.Fatalf("%s on two pages", item.Obj.GetName())
+			if _, dup := got[item.Name()]; dup {
+				t.Fatalf("%s on two pages", item.Name())
 			}
-			got[item.Obj.GetName()] = item.Rev
+			got[item.Name()] = item.Rev
 		}
 		if page.Continue == "" {
 			if pages != 4 {
@@ -222,7 +222,7 @@ func TestListSelectors(t *testing.T) {
 				t.Errorf("%+v: remainingItemCount %d with a selector", c, *page.Remaining)
 			}
 			for _, item := range page.Items {
-				names = append(names, item.Obj.GetNamespace()+"/"+item.Obj.GetName())
+				names = append(names, item.Namespace()+"/"+item.Name())
 			}
 			if opts.Continue = page.Continue; opts.Continue == "" {
 				break

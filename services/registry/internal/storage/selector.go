@@ -36,7 +36,7 @@ func (sel Selector) matcher(info *resource.Info) (func(*Object) bool, error) {
 		return func(*Object) bool { return true }, nil
 	}
 	return func(o *Object) bool {
-		return lbl.Matches(labels.Set(o.Obj.GetLabels())) && fld.Matches(fieldSet(info, o.Obj))
+		return lbl.Matches(labels.Set(o.Labels())) && fld.Matches(fieldSet(info, o))
 	}, nil
 }
 
@@ -69,12 +69,17 @@ func selectable(info *resource.Info, field string) bool {
 	return false
 }
 
-// fieldSet is the set of selectable fields of obj, as strings.
-func fieldSet(info *resource.Info, obj *unstructured.Unstructured) fields.Set {
-	set := fields.Set{"metadata.name": obj.GetName()}
+// fieldSet is the set of selectable fields of o, as strings. Only fields
+// beyond name and namespace need the object decoded.
+func fieldSet(info *resource.Info, o *Object) fields.Set {
+	set := fields.Set{"metadata.name": o.Name()}
 	if info.Namespaced {
-		set["metadata.namespace"] = obj.GetNamespace()
+		set["metadata.namespace"] = o.Namespace()
 	}
+	if len(info.SelectableFields) == 0 {
+		return set
+	}
+	obj := o.Decode()
 	for _, f := range info.SelectableFields {
 		v, found, _ := unstructured.NestedFieldNoCopy(obj.Object, strings.Split(f, ".")...)
 		if found && v != nil {

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,7 +50,7 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured, dryR
 		case !apierrors.IsNotFound(err):
 			return nil, err
 		}
-		return dryRunObject(obj, data)
+		return dryRunObject(obj)
 	}
 	put, err := s.put(ctx, key, data)
 	if err != nil {
@@ -66,7 +65,7 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured, dryR
 	if !resp.Succeeded {
 		return nil, apierrors.NewAlreadyExists(s.groupResource(), obj.GetName())
 	}
-	return newObject(obj, data, resp.Header.Revision)
+	return newObject(obj, resp.Header.Revision)
 }
 
 // Update rewrites an object with the state try computes, retrying on a
@@ -97,11 +96,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 		}
 		stale := fromCache
 		fromCache = false
-		data, err := encodeForStorage(next)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Equal(data, cur.stored) {
+		if cur.unchanged(next) {
 			if stale {
 				// A no-op only against the cache's copy, which may lag a
 				// write made through another replica: ask etcd.
@@ -112,8 +107,12 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 			}
 			return cur, nil
 		}
+		data, err := encodeForStorage(next)
+		if err != nil {
+			return nil, err
+		}
 		if dryRun {
-			return dryRunObject(next, data)
+			return dryRunObject(next)
 		}
 		var op clientv3.Op
 		if s.finalized(next) {
@@ -128,7 +127,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 			return nil, storageError(err)
 		}
 		if resp.Succeeded {
-			return newObject(next, data, resp.Header.Revision)
+			return newObject(next, resp.Header.Revision)
 		}
 		if cur, err = s.fromElse(resp, name); err != nil {
 			return nil, err
@@ -218,12 +217,12 @@ func (s *Store) put(ctx context.Context, key string, data []byte) (clientv3.Op, 
 
 // dryRunObject is what a dry run returns: the object as it would have been
 // stored, its resourceVersion left as the caller sent it.
-func dryRunObject(obj *unstructured.Unstructured, data []byte) (*Object, error) {
+func dryRunObject(obj *unstructured.Unstructured) (*Object, error) {
 	out, err := json.Marshal(obj.Object)
 	if err != nil {
 		return nil, err
 	}
-	return &Object{Obj: obj, JSON: out, stored: data}, nil
+	return &Object{JSON: out, name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels()}, nil
 }
 
 // storageError reports etcd being unreachable or slow. The write may or may

@@ -13,7 +13,7 @@ import (
 // setData returns an UpdateFunc that sets data[key] = value.
 func setData(key, value string) UpdateFunc {
 	return func(cur *Object) (*unstructured.Unstructured, error) {
-		next := cur.Obj.DeepCopy()
+		next := cur.Decode()
 		if err := unstructured.SetNestedField(next.Object, value, "data", key); err != nil {
 			return nil, err
 		}
@@ -22,7 +22,7 @@ func setData(key, value string) UpdateFunc {
 }
 
 func dataOf(o *Object, key string) string {
-	v, _, _ := unstructured.NestedString(o.Obj.Object, "data", key)
+	v, _, _ := unstructured.NestedString(o.Decode().Object, "data", key)
 	return v
 }
 
@@ -36,14 +36,14 @@ func TestCreateGetUpdateDeleteRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created.Rev != modRev(t, r.client, key) || created.Obj.GetResourceVersion() != itoa(created.Rev) {
-		t.Fatalf("created at %d (rv %q), etcd mod revision %d", created.Rev, created.Obj.GetResourceVersion(), modRev(t, r.client, key))
+	if created.Rev != modRev(t, r.client, key) || created.Decode().GetResourceVersion() != itoa(created.Rev) {
+		t.Fatalf("created at %d (rv %q), etcd mod revision %d", created.Rev, created.Decode().GetResourceVersion(), modRev(t, r.client, key))
 	}
 	raw, err := r.client.Get(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored, _ := decode(raw.Kvs[0].Value, 0); stored.Obj.GetResourceVersion() != "0" {
+	if stored, _ := decode(raw.Kvs[0].Value, 0); stored.Decode().GetResourceVersion() != "0" {
 		// decode stamps the revision it is given; anything else came from etcd.
 		t.Fatalf("etcd holds a resourceVersion: %s", raw.Kvs[0].Value)
 	}
@@ -60,7 +60,7 @@ func TestCreateGetUpdateDeleteRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if updated.Rev <= created.Rev || updated.Rev != modRev(t, r.client, key) || updated.Obj.GetResourceVersion() != itoa(updated.Rev) {
+	if updated.Rev <= created.Rev || updated.Rev != modRev(t, r.client, key) || updated.Decode().GetResourceVersion() != itoa(updated.Rev) {
 		t.Fatalf("updated at %d, created at %d, etcd mod revision %d", updated.Rev, created.Rev, modRev(t, r.client, key))
 	}
 	if got, _ := s.Get(ctx, "ns", "a", ReadOptions{}); got.Rev != updated.Rev || dataOf(got, "k") != "2" {

@@ -48,11 +48,11 @@ func (e *events) next() Event {
 func (e *events) expect(typ watch.EventType, name string, rev int64) {
 	e.t.Helper()
 	ev := e.next()
-	if ev.Type != typ || ev.Object == nil || ev.Object.Obj.GetName() != name || ev.Object.Rev != rev {
+	if ev.Type != typ || ev.Object == nil || ev.Object.Name() != name || ev.Object.Rev != rev {
 		e.t.Fatalf("event %s, want %s %s at %d", describe(ev), typ, name, rev)
 	}
-	if ev.Object.Obj.GetResourceVersion() != itoa(rev) {
-		e.t.Fatalf("event at %d carries resourceVersion %s", rev, ev.Object.Obj.GetResourceVersion())
+	if ev.Object.Decode().GetResourceVersion() != itoa(rev) {
+		e.t.Fatalf("event at %d carries resourceVersion %s", rev, ev.Object.Decode().GetResourceVersion())
 	}
 }
 
@@ -60,7 +60,7 @@ func describe(ev Event) string {
 	if ev.Object == nil {
 		return fmt.Sprintf("%s (%v)", ev.Type, ev.Err)
 	}
-	return fmt.Sprintf("%s %s at %d", ev.Type, ev.Object.Obj.GetName(), ev.Object.Rev)
+	return fmt.Sprintf("%s %s at %d", ev.Type, ev.Object.Name(), ev.Object.Rev)
 }
 
 func watchFrom(rv int64) WatchOptions {
@@ -263,7 +263,7 @@ func TestFilteredWatchTranslatesSelectorMoves(t *testing.T) {
 			}
 			relabel := func(app string) *Object {
 				obj, err := s.Update(ctx, "ns", "a", func(cur *Object) (*unstructured.Unstructured, error) {
-					next := cur.Obj.DeepCopy()
+					next := cur.Decode()
 					next.SetLabels(map[string]string{"app": app})
 					return next, nil
 				}, false)
@@ -362,9 +362,9 @@ func TestSlowWatcherIsClosedNotWaitedFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fast.expect(watch.Added, obj.Obj.GetName(), obj.Rev)
+		fast.expect(watch.Added, obj.Name(), obj.Rev)
 	}
-	if ev := <-slow.ch; ev.Object.Obj.GetName() != "cm-0" {
+	if ev := <-slow.ch; ev.Object.Name() != "cm-0" {
 		t.Fatalf("slow watcher's buffered event: %s", describe(ev))
 	}
 	if _, open := <-slow.ch; open {
@@ -482,7 +482,7 @@ func TestRelistDifferenceInRevisionOrder(t *testing.T) {
 			t.Fatalf("event %s after one at %d", describe(e), last)
 		}
 		last = e.Object.Rev
-		seen[e.Object.Obj.GetName()] = true
+		seen[e.Object.Name()] = true
 	}
 	if len(seen) != 7 {
 		t.Fatalf("relist difference covered %v", seen)
