@@ -3,9 +3,9 @@ package storage
 // history is a ring of a cache's latest events, so that a watch can resume
 // from a recent resourceVersion without going back to etcd.
 type history struct {
-	size  int // how many events it keeps
+	size  int     // how many events it keeps
 	buf   []Event // grows up to size, so idle resources cost nothing
-	first int // index of the oldest event
+	first int     // index of the oldest event
 	n     int
 	// from is the revision after which the history is complete: every
 	// event with a higher revision is in it.
