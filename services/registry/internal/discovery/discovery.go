@@ -134,6 +134,12 @@ func (h *Handler) resourceList(group, version string) (*metav1.APIResourceList, 
 				Name: info.Resource + "/" + sub, Namespaced: info.Namespaced, Kind: info.Kind, Verbs: verbs,
 			})
 		}
+		if info.Scale != nil {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: info.Resource + "/scale", Namespaced: info.Namespaced, Group: "autoscaling", Version: "v1",
+				Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"},
+			})
+		}
 	}
 	return list, found
 }

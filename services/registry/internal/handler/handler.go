@@ -85,25 +85,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	req := &request{h: h, w: w, r: r, info: info, store: s, res: s.Info()}
 	var err error
-	switch info.Verb {
-	case "get":
-		err = req.get()
-	case "list":
-		err = req.list()
-	case "watch":
-		err = req.watch()
-	case "create":
-		err = req.create()
-	case "update":
-		err = req.update()
-	case "patch":
-		err = req.patch()
-	case "delete":
-		err = req.delete()
-	case "deletecollection":
-		err = req.deleteCollection()
+	switch {
+	case info.Subresource == "scale":
+		err = req.scale()
 	default:
-		err = apierrors.NewMethodNotSupported(schema.GroupResource{Group: info.APIGroup, Resource: info.Resource}, r.Method)
+		err = req.dispatch()
 	}
 	if err != nil {
 		if !req.written {
@@ -112,6 +98,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.Warn("request failed after the response began", "path", r.URL.Path, "err", err)
 		}
 	}
+}
+
+// dispatch runs the verb of a request on a resource or its status.
+func (q *request) dispatch() error {
+	switch q.info.Verb {
+	case "get":
+		return q.get()
+	case "list":
+		return q.list()
+	case "watch":
+		return q.watch()
+	case "create":
+		return q.create()
+	case "update":
+		return q.update()
+	case "patch":
+		return q.patch()
+	case "delete":
+		return q.delete()
+	case "deletecollection":
+		return q.deleteCollection()
+	}
+	return apierrors.NewMethodNotSupported(q.groupResource(), q.r.Method)
 }
 
 func notFoundPath(path string) error {

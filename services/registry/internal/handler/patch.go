@@ -8,6 +8,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -44,7 +45,8 @@ func (q *request) patch() error {
 	}
 	stored, err := q.store.Update(q.r.Context(), q.info.Namespace, q.info.Name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
 		live := cur.Decode()
-		patched, err := patchJSON(q.res, kind, cur.JSON, body)
+		typed, _ := resource.Typed(q.res.GroupVersionKind())
+		patched, err := patchJSON(typed, kind, cur.JSON, body)
 		if err != nil {
 			return nil, err
 		}
@@ -70,8 +72,9 @@ func (q *request) patch() error {
 }
 
 // patchJSON applies a JSON, merge or strategic merge patch to an object's
-// JSON.
-func patchJSON(info *resource.Info, kind types.PatchType, cur, patch []byte) ([]byte, error) {
+// JSON; typed is the Go type strategic merge patches follow, nil for kinds
+// without one, which do not accept them.
+func patchJSON(typed runtime.Object, kind types.PatchType, cur, patch []byte) ([]byte, error) {
 	if err := checkDepth(patch); err != nil {
 		return nil, err
 	}
@@ -96,8 +99,7 @@ func patchJSON(info *resource.Info, kind types.PatchType, cur, patch []byte) ([]
 		}
 		return out, nil
 	}
-	typed, ok := resource.Typed(info.GroupVersionKind())
-	if !ok {
+	if typed == nil {
 		return nil, unsupportedMedia(string(kind))
 	}
 	var m map[string]any

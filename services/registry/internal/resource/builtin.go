@@ -52,6 +52,7 @@ func Builtins() []*Info {
 		// apps/v1
 		{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Singular: "deployment", Namespaced: true,
 			ShortNames: []string{"deploy"}, Categories: []string{"all"}, StatusSubresource: true, Generation: true,
+			Scale:   &Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".spec.selector"},
 			Default: validation.DefaultDeployment, Validate: validation.ValidateDeployment, Columns: printers.Deployment},
 
 		// coordination.k8s.io/v1

@@ -40,6 +40,9 @@ type Info struct {
 	// replaces; without it a PUT with none overwrites unconditionally, as
 	// kube allows for most built-in kinds.
 	ConditionalUpdate bool
+	// Scale, when set, serves the scale subresource (autoscaling/v1 Scale),
+	// as kubectl scale and autoscalers use it.
+	Scale *Scale
 	// SpecFinalizers means spec.finalizers hold an object back from deletion
 	// as metadata.finalizers do (Namespace's "kubernetes" finalizer).
 	SpecFinalizers bool
@@ -112,8 +115,11 @@ func (i *Info) NamespacePrefix(namespace string) string {
 
 // HasSubresource reports whether the resource serves the named subresource.
 func (i *Info) HasSubresource(name string) bool {
-	if name == "status" {
+	switch name {
+	case "status":
 		return i.StatusSubresource
+	case "scale":
+		return i.Scale != nil
 	}
 	for _, s := range i.Subresources {
 		if s == name {
@@ -121,6 +127,16 @@ func (i *Info) HasSubresource(name string) bool {
 		}
 	}
 	return false
+}
+
+// Scale says where a resource keeps what its scale subresource shows, as
+// dotted paths (a CRD's scale subresource names the same three).
+type Scale struct {
+	SpecReplicasPath   string // ".spec.replicas"
+	StatusReplicasPath string // ".status.replicas"
+	// LabelSelectorPath holds the pods' selector: a string, or a
+	// LabelSelector (Deployment's spec.selector) that is shown formatted.
+	LabelSelectorPath string
 }
 
 // Verbs lists what the resource supports, for discovery.
