@@ -17,6 +17,7 @@ const (
 	defDeleteOptions model = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"
 	defWatchEvent    model = "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"
 	defPatch         model = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+	defScale         model = "io.k8s.api.autoscaling.v1.Scale"
 	defObjectMeta    model = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 	defListMeta      model = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta"
 )

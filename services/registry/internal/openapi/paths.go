@@ -62,7 +62,7 @@ func newResourcePaths(info *resource.Info, kind, list model, typed bool) *resour
 
 // routes lists every operation kube serves for a resource: the collection,
 // the object, its status and finalize subresources if it has them, the
-// cross-namespace list, and the deprecated watch paths. Other subresources
+// cross-namespace list, and the deprecated watch paths, plus scale. Other subresources
 // are left out: their request and response types are not known here.
 func (p *resourcePaths) routes() []common.Route {
 	root := rootPath(p.info.GroupVersion())
@@ -79,6 +79,9 @@ func (p *resourcePaths) routes() []common.Route {
 	}
 	if p.info.HasSubresource("finalize") {
 		ops = append(ops, p.finalize(item+"/finalize"))
+	}
+	if p.info.Scale != nil {
+		ops = append(ops, p.scale(item+"/scale")...)
 	}
 	ops = append(ops, p.watches(root)...)
 	if p.info.Namespaced {
@@ -108,6 +111,9 @@ type op struct {
 	consumes     []string
 	produces     []string
 	responses    []common.StatusCodeResponse
+	// gvk is the kind the operation serves when it is not the resource's
+	// own (the scale subresource serves autoscaling/v1 Scale).
+	gvk *metav1.GroupVersionKind
 }
 
 // collection is list, create and deletecollection on the resource's path.
@@ -159,6 +165,27 @@ func (p *resourcePaths) status(path string) []op {
 		{method: http.MethodPatch, path: path, verb: "patch", action: "patch", name: name,
 			doc: "partially update status of the specified " + k, pathParams: params, query: patchParams,
 			body: defPatch, consumes: p.patchTypes(), produces: produceObject, responses: replaced(p.kind)},
+	}
+}
+
+// scaleGVK is the kind every scale subresource serves.
+var scaleGVK = metav1.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}
+
+// scale is get, replace and patch on the scale subresource, which serve an
+// autoscaling/v1 Scale.
+func (p *resourcePaths) scale(path string) []op {
+	k, name, params := p.info.Kind, p.scope+p.info.Kind+"Scale", p.itemParams()
+	return []op{
+		{method: http.MethodGet, path: path, verb: "read", action: "get", name: name, gvk: &scaleGVK,
+			doc: "read scale of the specified " + k, pathParams: params,
+			produces: produceObject, responses: ok(defScale)},
+		{method: http.MethodPut, path: path, verb: "replace", action: "put", name: name, gvk: &scaleGVK,
+			doc: "replace scale of the specified " + k, pathParams: params, query: writeParams,
+			body: defScale, consumes: consumeAny, produces: produceObject, responses: replaced(defScale)},
+		{method: http.MethodPatch, path: path, verb: "patch", action: "patch", name: name, gvk: &scaleGVK,
+			doc: "partially update scale of the specified " + k, pathParams: params, query: patchParams,
+			body: defPatch, consumes: append(append([]string{}, consumePatch...), consumeStrategicPatch),
+			produces: produceObject, responses: replaced(defScale)},
 	}
 }
 
@@ -217,10 +244,14 @@ func (p *resourcePaths) route(o op) *route {
 	if o.body != "" {
 		params = append(params, bodyParam(o.verb != "delete"))
 	}
+	gvk := p.gvk
+	if o.gvk != nil {
+		gvk = *o.gvk
+	}
 	return &route{
 		method: o.method, path: o.path, description: o.doc,
 		id: operationID(o.verb, p.info.GroupVersion(), o.name), tag: p.tag,
-		action: o.action, gvk: p.gvk, params: params, body: o.body,
+		action: o.action, gvk: gvk, params: params, body: o.body,
 		consumes: o.consumes, produces: o.produces, responses: o.responses,
 	}
 }
