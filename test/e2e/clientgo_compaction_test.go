@@ -7,7 +7,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -25,9 +24,7 @@ func TestClientGoGoneAfterCompaction(t *testing.T) {
 	c := r.Client(t)
 	cms := c.CoreV1().ConfigMaps("default")
 	for i := range 10 {
-		if _, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		createConfigMap(t, cms, fmt.Sprintf("cm-%d", i), nil)
 	}
 	page, err := cms.List(ctx(t), metav1.ListOptions{Limit: 3})
 	if err != nil {

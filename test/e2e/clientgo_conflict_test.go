@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,10 +20,7 @@ func TestClientGoConflict(t *testing.T) {
 	r := framework.StartRegistry(t)
 	c := r.Client(t)
 	cms := c.CoreV1().ConfigMaps("default")
-	cm, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "contended"}, Data: map[string]string{"v": "0"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cm := createConfigMap(t, cms, "contended", map[string]string{"v": "0"})
 	for round := 1; round <= 25; round++ {
 		start := make(chan struct{})
 		errs := make([]error, 2)
@@ -51,6 +47,7 @@ func TestClientGoConflict(t *testing.T) {
 		if (errs[0] == nil) == (errs[1] == nil) {
 			t.Fatalf("round %d: want exactly one update to win, got errors %v", round, errs)
 		}
+		var err error
 		if cm, err = cms.Get(ctx(t), "contended", metav1.GetOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +63,7 @@ func TestClientGoConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	stale.Data["v"] = "stale"
-	_, err = cms.Update(ctx(t), stale, metav1.UpdateOptions{})
+	_, err := cms.Update(ctx(t), stale, metav1.UpdateOptions{})
 	status, ok := err.(apierrors.APIStatus)
 	if !ok || status.Status().Code != 409 || status.Status().Reason != metav1.StatusReasonConflict ||
 		status.Status().Details == nil || status.Status().Details.Name != "contended" || status.Status().Details.Kind != "configmaps" {

@@ -38,10 +38,7 @@ func readYourWrites(t *testing.T, writer, reader kubernetes.Interface, prefix st
 	w, rd := writer.CoreV1().ConfigMaps("default"), reader.CoreV1().ConfigMaps("default")
 	for i := range readYourWritesRounds {
 		name := fmt.Sprintf("%s-%03d", prefix, i)
-		created, err := w.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": "1"}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		created := createConfigMap(t, w, name, map[string]string{"v": "1"})
 		got, err := rd.Get(ctx(t), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("round %d: get right after create: %v", i, err)

@@ -39,9 +39,7 @@ func TestClientGoInformer(t *testing.T) {
 	}
 	cms := c.CoreV1().ConfigMaps("default")
 	for i := range 3 {
-		if _, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("before-%d", i)}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		createConfigMap(t, cms, fmt.Sprintf("before-%d", i), nil)
 	}
 
 	factory := informers.NewSharedInformerFactoryWithOptions(c, 0, informers.WithNamespace("default"))
@@ -108,10 +106,7 @@ func TestClientGoInformer(t *testing.T) {
 		t.Errorf("want the informer to start with a WatchList and no LIST; saw %d WatchList and %d LIST requests: %v", watchList, lists, requests.all())
 	}
 
-	cm, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after"}, Data: map[string]string{"v": "1"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cm := createConfigMap(t, cms, "after", map[string]string{"v": "1"})
 	expectEvent(t, events, "add after")
 	cm.Data["v"] = "2"
 	if _, err := cms.Update(ctx(t), cm, metav1.UpdateOptions{}); err != nil {

@@ -28,14 +28,9 @@ func TestClientGoWatchResume(t *testing.T) {
 	r := framework.StartRegistry(t)
 	c := r.Client(t)
 	cms := c.CoreV1().ConfigMaps("default")
-	cm, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "counter"}, Data: map[string]string{"v": "0"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cm := createConfigMap(t, cms, "counter", map[string]string{"v": "0"})
 	// A neighbour whose changes the field selector must filter out.
-	if _, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "noise"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	createConfigMap(t, cms, "noise", nil)
 
 	writerDone := make(chan error, 1)
 	go func() { writerDone <- count(ctx(t), c, cm) }()

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
@@ -33,6 +35,17 @@ func ctx(t testing.TB) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return c
+}
+
+// createConfigMap creates the ConfigMap name holding data through cms,
+// the starting object of many tests, and returns it as stored.
+func createConfigMap(t testing.TB, cms typedcorev1.ConfigMapInterface, name string, data map[string]string) *corev1.ConfigMap {
+	t.Helper()
+	cm, err := cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cm
 }
 
 // snapshot reads every key under the given prefixes with its mod revision.

@@ -66,10 +66,7 @@ func TestKubectlDelete(t *testing.T) {
 // their owner, the smallest owner graph the garbage collector acts on.
 func family(t *testing.T, c kubernetes.Interface, ns string) *corev1.ConfigMap {
 	t.Helper()
-	parent, err := c.CoreV1().ConfigMaps(ns).Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "parent"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	parent := createConfigMap(t, c.CoreV1().ConfigMaps(ns), "parent", nil)
 	block := true
 	for i := 1; i <= 2; i++ {
 		child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
@@ -84,6 +81,26 @@ func family(t *testing.T, c kubernetes.Interface, ns string) *corev1.ConfigMap {
 	return parent
 }
 
+// deleteOwner creates a family in namespace default, deletes its parent
+// with kubectl delete --cascade=mode, and checks that the parent is gone
+// already or, while the garbage collector handles its dependents, marked
+// for deletion and held by the finalizer that mode asks for.
+func deleteOwner(t *testing.T, r *framework.Registry, c kubernetes.Interface, mode, finalizer string) {
+	t.Helper()
+	family(t, c, "default")
+	r.MustKubectl(t, "", "delete", "configmap", "parent", "--cascade="+mode, "--wait=false")
+
+	parent, err := c.CoreV1().ConfigMaps("default").Get(ctx(t), "parent", metav1.GetOptions{})
+	if err == nil {
+		if parent.DeletionTimestamp == nil || !contains(parent.Finalizers, finalizer) {
+			t.Errorf("the owner deleted with --cascade=%s has deletionTimestamp %v and finalizers %v, want %s",
+				mode, parent.DeletionTimestamp, parent.Finalizers, finalizer)
+		}
+	} else if !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+}
+
 // TestKubectlDeleteCascadeForeground deletes an owner in the foreground:
 // the registry marks it with the foregroundDeletion finalizer at once, and
 // the garbage collector deletes the children, then the owner.
@@ -91,18 +108,7 @@ func TestKubectlDeleteCascadeForeground(t *testing.T) {
 	t.Parallel()
 	r := framework.StartRegistry(t)
 	c := r.Client(t)
-	family(t, c, "default")
-	r.MustKubectl(t, "", "delete", "configmap", "parent", "--cascade=foreground", "--wait=false")
-
-	parent, err := c.CoreV1().ConfigMaps("default").Get(ctx(t), "parent", metav1.GetOptions{})
-	if err == nil {
-		if parent.DeletionTimestamp == nil || !contains(parent.Finalizers, metav1.FinalizerDeleteDependents) {
-			t.Errorf("the owner deleted in the foreground has deletionTimestamp %v and finalizers %v, want %s",
-				parent.DeletionTimestamp, parent.Finalizers, metav1.FinalizerDeleteDependents)
-		}
-	} else if !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
+	deleteOwner(t, r, c, "foreground", metav1.FinalizerDeleteDependents)
 	if !controllerRunning(t, r, "garbagecollector") {
 		t.Skip("the garbage collector is not running (no holder of its Lease kubesplit-garbagecollector-controller): cannot check that dependents are deleted in the foreground")
 	}
@@ -130,18 +136,7 @@ func TestKubectlDeleteCascadeOrphan(t *testing.T) {
 	t.Parallel()
 	r := framework.StartRegistry(t)
 	c := r.Client(t)
-	family(t, c, "default")
-	r.MustKubectl(t, "", "delete", "configmap", "parent", "--cascade=orphan", "--wait=false")
-
-	parent, err := c.CoreV1().ConfigMaps("default").Get(ctx(t), "parent", metav1.GetOptions{})
-	if err == nil {
-		if parent.DeletionTimestamp == nil || !contains(parent.Finalizers, metav1.FinalizerOrphanDependents) {
-			t.Errorf("the owner deleted with orphans has deletionTimestamp %v and finalizers %v, want %s",
-				parent.DeletionTimestamp, parent.Finalizers, metav1.FinalizerOrphanDependents)
-		}
-	} else if !apierrors.IsNotFound(err) {
-		t.Fatal(err)
-	}
+	deleteOwner(t, r, c, "orphan", metav1.FinalizerOrphanDependents)
 	if !controllerRunning(t, r, "garbagecollector") {
 		t.Skip("the garbage collector is not running (no holder of its Lease kubesplit-garbagecollector-controller): cannot check that dependents are orphaned")
 	}

@@ -7,7 +7,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd"
+	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
 )
 
 // Etcd is an etcd server run by the test itself, so the test can read what
@@ -20,17 +20,8 @@ type Etcd struct {
 // StartEtcd runs an etcd for the duration of the test.
 func StartEtcd(t testing.TB) *Etcd {
 	t.Helper()
-	e, err := embedetcd.Start(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	c, err := embedetcd.NewClient([]string{e.Endpoint()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return &Etcd{Endpoint: e.Endpoint(), Client: c}
+	endpoint, c := etcdtest.Start(t)
+	return &Etcd{Endpoint: endpoint, Client: c}
 }
 
 // Snapshot returns every key under prefix with its mod revision, to compare

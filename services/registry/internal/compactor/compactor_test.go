@@ -8,28 +8,14 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd"
+	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
 )
-
-func newClient(t *testing.T) *clientv3.Client {
-	e, err := embedetcd.Start(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	c, err := embedetcd.NewClient([]string{e.Endpoint()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
 
 // TestOnceKeepsOneRound checks that a round compacts exactly to the
 // revision the previous round recorded: history written since stays
 // readable, history before is gone.
 func TestOnceKeepsOneRound(t *testing.T) {
-	c := newClient(t)
+	_, c := etcdtest.Start(t)
 	ctx := context.Background()
 	put := func() int64 {
 		r, err := c.Put(ctx, "/registry/core/configmaps/ns/a", time.Now().String())
@@ -58,7 +44,7 @@ func TestOnceKeepsOneRound(t *testing.T) {
 // TestOnceOneReplicaPerRound checks that when two replicas run the same
 // round, only the first claims it, and the other follows its count.
 func TestOnceOneReplicaPerRound(t *testing.T) {
-	c := newClient(t)
+	_, c := etcdtest.Start(t)
 	ctx := context.Background()
 	v1, _, err := Once(ctx, c, 0, 0)
 	if err != nil {

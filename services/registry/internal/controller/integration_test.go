@@ -2,7 +2,6 @@ package controller_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
 
@@ -42,7 +42,7 @@ func testLogger() *slog.Logger {
 	if os.Getenv("CONTROLLER_TEST_LOG") != "" {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
+	return controllertest.Log()
 }
 
 // runControllers runs controller.Run as one replica until the test ends or

@@ -3,8 +3,6 @@ package controller
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,9 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-)
 
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
+)
 
 // fastConfig has lease timings short enough for tests.
 func fastConfig(identity string) Config {
@@ -32,7 +30,7 @@ type leading struct {
 }
 
 func campaign(ctx context.Context, client *fake.Clientset, identity string, l *leading) {
-	e := elector{cfg: fastConfig(identity), lease: leaseName("test"), client: client.CoordinationV1(), log: quietLog()}
+	e := elector{cfg: fastConfig(identity), lease: leaseName("test"), client: client.CoordinationV1(), log: controllertest.Log()}
 	go func() {
 		defer close(l.done)
 		e.lead(ctx, func(ctx context.Context) {
@@ -131,19 +129,19 @@ func TestLostLeaseStopsAndRecampaigns(t *testing.T) {
 // The lease namespace is created when missing.
 func TestEnsureNamespace(t *testing.T) {
 	client := fake.NewClientset()
-	ensureNamespace(t.Context(), client.CoreV1(), "kube-system", time.Millisecond, quietLog())
+	ensureNamespace(t.Context(), client.CoreV1(), "kube-system", time.Millisecond, controllertest.Log())
 	if _, err := client.CoreV1().Namespaces().Get(t.Context(), "kube-system", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// And an existing one is left alone.
-	ensureNamespace(t.Context(), client.CoreV1(), "kube-system", time.Millisecond, quietLog())
+	ensureNamespace(t.Context(), client.CoreV1(), "kube-system", time.Millisecond, controllertest.Log())
 }
 
 // A controller that returns while leading hands the lease back and is run
 // again in a later term.
 func TestReturningControllerRestarts(t *testing.T) {
 	client := fake.NewClientset()
-	e := elector{cfg: fastConfig("a"), lease: leaseName("test"), client: client.CoordinationV1(), log: quietLog()}
+	e := elector{cfg: fastConfig("a"), lease: leaseName("test"), client: client.CoordinationV1(), log: controllertest.Log()}
 	var runs atomic.Int32
 	again := make(chan struct{})
 	ctx, cancel := context.WithCancel(t.Context())

@@ -45,7 +45,7 @@ var ValidatingAdmissionPolicyBinding = []Column{
 	nameColumn(),
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "PolicyName", Type: "string",
 		Description: "PolicyName indicates the policy definition which the policy binding binded to"},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "spec", "policyName") }},
+		Cell: strCell("spec", "policyName")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "ParamRef", Type: "string",
 		Description: "ParamRef indicates the param resource which sets the configration param"},
 		Cell: bindingParamRef},

@@ -33,15 +33,13 @@ func apiServiceBackend(u *unstructured.Unstructured) any {
 // apiServiceAvailable is the Available condition's status, with its reason
 // when it is not True ("False (MissingEndpoints)"); "Unknown" without one.
 func apiServiceAvailable(u *unstructured.Unstructured) any {
-	for _, c := range objects(u.Object, "status", "conditions") {
-		if str(c, "type") != "Available" {
-			continue
-		}
-		status, reason := str(c, "status"), str(c, "reason")
-		if status == "True" || reason == "" {
-			return status
-		}
-		return fmt.Sprintf("%s (%s)", status, reason)
+	c := condition(u.Object, "Available")
+	if c == nil {
+		return "Unknown"
 	}
-	return "Unknown"
+	status, reason := str(c, "status"), str(c, "reason")
+	if status == "True" || reason == "" {
+		return status
+	}
+	return fmt.Sprintf("%s (%s)", status, reason)
 }

@@ -16,6 +16,12 @@ type Column struct {
 	Cell func(obj *unstructured.Unstructured) any
 }
 
+// strCell is a Cell showing the string at path, the cell of most columns
+// that print a field as it is.
+func strCell(path ...string) func(*unstructured.Unstructured) any {
+	return func(u *unstructured.Unstructured) any { return str(u.Object, path...) }
+}
+
 // Cells computes one table row's cells for obj, one per column, in order.
 // Every column is filled, wide ones included (as kube-apiserver does):
 // kubectl itself drops the Priority > 0 cells unless asked for -o wide.

@@ -21,7 +21,7 @@ var ConfigMap = []Column{
 var Secret = []Column{
 	nameColumn(),
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Type", Type: "string", Description: corev1.Secret{}.SwaggerDoc()["type"]},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "type") }},
+		Cell: strCell("type")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Data", Type: "string", Description: corev1.Secret{}.SwaggerDoc()["data"]},
 		Cell: func(u *unstructured.Unstructured) any { return int64(len(object(u.Object, "data"))) }},
 	ageColumn(),

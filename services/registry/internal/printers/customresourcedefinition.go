@@ -14,14 +14,14 @@ import (
 var CustomResourceDefinition = []Column{
 	nameColumn(),
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Scope", Type: "string", Description: "Cluster/Namespaced"},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "spec", "scope") }},
+		Cell: strCell("spec", "scope")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Versions", Type: "string", Description: "Served versions"},
 		Cell: crdVersions},
 	createdAtColumn(),
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Group", Type: "string", Priority: 1, Description: "API group"},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "spec", "group") }},
+		Cell: strCell("spec", "group")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Kind", Type: "string", Priority: 1, Description: "CustomResource kind"},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "spec", "names", "kind") }},
+		Cell: strCell("spec", "names", "kind")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "ShortNames", Type: "string", Priority: 1, Description: "Short names"},
 		Cell: func(u *unstructured.Unstructured) any {
 			return strings.Join(strs(u.Object, "spec", "names", "shortNames"), ",")
@@ -51,10 +51,5 @@ func crdVersions(u *unstructured.Unstructured) any {
 // crdEstablished reports whether the CRD's Established condition is True,
 // that is whether its resource is being served.
 func crdEstablished(u *unstructured.Unstructured) any {
-	for _, c := range objects(u.Object, "status", "conditions") {
-		if str(c, "type") == "Established" && str(c, "status") == "True" {
-			return true
-		}
-	}
-	return false
+	return conditionTrue(u.Object, "Established")
 }

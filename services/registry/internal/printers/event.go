@@ -21,13 +21,13 @@ var Event = []Column{
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Last Seen", Type: "string", Description: eventDoc["lastTimestamp"]},
 		Cell: func(u *unstructured.Unstructured) any { return eventLastSeen(u.Object) }},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Type", Type: "string", Description: eventDoc["type"]},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "type") }},
+		Cell: strCell("type")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Reason", Type: "string", Description: eventDoc["reason"]},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "reason") }},
+		Cell: strCell("reason")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Object", Type: "string", Description: eventDoc["involvedObject"]},
 		Cell: eventObject},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Subobject", Type: "string", Priority: 1, Description: objectRefDoc["fieldPath"]},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "involvedObject", "fieldPath") }},
+		Cell: strCell("involvedObject", "fieldPath")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Source", Type: "string", Priority: 1, Description: eventDoc["source"]},
 		Cell: eventSource},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Message", Type: "string", Description: eventDoc["message"]},
@@ -37,7 +37,7 @@ var Event = []Column{
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Count", Type: "string", Priority: 1, Description: eventDoc["count"]},
 		Cell: eventCount},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Name", Type: "string", Priority: 1, Format: "name", Description: metaDoc["name"]},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "metadata", "name") }},
+		Cell: strCell("metadata", "name")},
 }
 
 // eventFirstSeen is the age of firstTimestamp, or of eventTime for events

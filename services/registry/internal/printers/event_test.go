@@ -6,14 +6,9 @@ import (
 )
 
 func TestEventCells(t *testing.T) {
-	pinClock(t)
-	cases := []struct {
-		name  string
-		event string
-		want  map[string]any
-	}{{
+	assertCellsCases(t, Event, []cellsCase{{
 		name: "core/v1 event repeated",
-		event: `{"metadata":{"name":"web-1.17a2b3c4d5e6f708","namespace":"default"},
+		obj: `{"metadata":{"name":"web-1.17a2b3c4d5e6f708","namespace":"default"},
 			"involvedObject":{"kind":"Pod","name":"web-1","namespace":"default","fieldPath":"spec.containers{proxy}"},
 			"reason":"BackOff","message":"Back-off restarting failed container proxy\n","type":"Warning",
 			"source":{"component":"kubelet","host":"node-a"},
@@ -24,27 +19,22 @@ func TestEventCells(t *testing.T) {
 			"Name": "web-1.17a2b3c4d5e6f708"},
 	}, {
 		name: "events.k8s.io event seen once",
-		event: `{"metadata":{"name":"e"},"involvedObject":{"kind":"Node"},"type":"Normal","reason":"Starting",
+		obj: `{"metadata":{"name":"e"},"involvedObject":{"kind":"Node"},"type":"Normal","reason":"Starting",
 			"eventTime":"` + testNow.Add(-4*time.Minute).Format("2006-01-02T15:04:05.000000Z07:00") + `",
 			"reportingComponent":"kube-proxy","reportingInstance":"kube-proxy-node-a"}`,
 		want: map[string]any{"Last Seen": "4m", "First Seen": "4m", "Count": int64(1), "Object": "node",
 			"Source": "kube-proxy, kube-proxy-node-a"},
 	}, {
 		name: "event series",
-		event: `{"metadata":{"name":"s"},"involvedObject":{"kind":"Pod","name":"p"},
+		obj: `{"metadata":{"name":"s"},"involvedObject":{"kind":"Pod","name":"p"},
 			"eventTime":"` + ago(time.Hour) + `","series":{"count":12,"lastObservedTime":"` + ago(2*time.Minute) + `"},
 			"source":{"component":"scheduler"}}`,
 		want: map[string]any{"Last Seen": "2m", "First Seen": "60m", "Count": int64(12), "Source": "scheduler"},
 	}, {
-		name:  "no times",
-		event: `{"metadata":{"name":"n"}}`,
-		want:  map[string]any{"Last Seen": "<unknown>", "First Seen": "<unknown>", "Object": "", "Source": ""},
-	}}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			assertCells(t, Event, decode(t, tc.event), tc.want)
-		})
-	}
+		name: "no times",
+		obj:  `{"metadata":{"name":"n"}}`,
+		want: map[string]any{"Last Seen": "<unknown>", "First Seen": "<unknown>", "Object": "", "Source": ""},
+	}})
 }
 
 func TestEventNameColumnIsWideAndLast(t *testing.T) {

@@ -37,6 +37,25 @@ func decode(t *testing.T, doc string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: m}
 }
 
+// cellsCase is an object, as JSON, and some of the cells its row must have.
+type cellsCase struct {
+	name string
+	obj  string
+	want map[string]any
+}
+
+// assertCellsCases runs assertCells on each case in a subtest of its own,
+// with the clock pinned so that ages are fixed.
+func assertCellsCases(t *testing.T, cols []Column, cases []cellsCase) {
+	t.Helper()
+	pinClock(t)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assertCells(t, cols, decode(t, tc.obj), tc.want)
+		})
+	}
+}
+
 // assertCells checks the cells of the named columns (as kube spells them)
 // for obj, and that the row has one cell a column.
 func assertCells(t *testing.T, cols []Column, obj *unstructured.Unstructured, want map[string]any) {

@@ -3,7 +3,6 @@ package printers
 import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Lease is the table of coordination.k8s.io/v1 leases: NAME HOLDER AGE.
@@ -11,6 +10,6 @@ var Lease = []Column{
 	nameColumn(),
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Holder", Type: "string",
 		Description: coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"]},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "spec", "holderIdentity") }},
+		Cell: strCell("spec", "holderIdentity")},
 	ageColumn(),
 }

@@ -21,7 +21,7 @@ func nameColumn() Column {
 		TableColumnDefinition: metav1.TableColumnDefinition{
 			Name: "Name", Type: "string", Format: "name", Description: metaDoc["name"],
 		},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "metadata", "name") },
+		Cell: strCell("metadata", "name"),
 	}
 }
 

@@ -2,13 +2,12 @@ package printers
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // Namespace is the table of core/v1 namespaces: NAME STATUS AGE.
 var Namespace = []Column{
 	nameColumn(),
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Status", Type: "string", Description: "The status of the namespace"},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "status", "phase") }},
+		Cell: strCell("status", "phase")},
 	ageColumn(),
 }

@@ -57,19 +57,9 @@ func podReadinessGates(u *unstructured.Unstructured) any {
 	}
 	passed := 0
 	for _, g := range gates {
-		if c := podCondition(u.Object, str(g, "conditionType")); c != nil && str(c, "status") == "True" {
+		if conditionTrue(u.Object, str(g, "conditionType")) {
 			passed++
 		}
 	}
 	return fmt.Sprintf("%d/%d", passed, len(gates))
-}
-
-// podCondition is the first status condition of the given type, or nil.
-func podCondition(pod map[string]any, condType string) map[string]any {
-	for _, c := range objects(pod, "status", "conditions") {
-		if str(c, "type") == condType {
-			return c
-		}
-	}
-	return nil
 }

@@ -162,10 +162,3 @@ func terminationReason(terminated map[string]any) string {
 	}
 	return fmt.Sprintf("ExitCode:%d", integer(terminated, "exitCode"))
 }
-
-// conditionTrue reports whether the pod's first condition of the type has
-// status True.
-func conditionTrue(pod map[string]any, condType string) bool {
-	c := podCondition(pod, condType)
-	return c != nil && str(c, "status") == "True"
-}

@@ -18,7 +18,7 @@ var serviceSpecDoc = corev1.ServiceSpec{}.SwaggerDoc()
 var Service = []Column{
 	nameColumn(),
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Type", Type: "string", Description: serviceSpecDoc["type"]},
-		Cell: func(u *unstructured.Unstructured) any { return str(u.Object, "spec", "type") }},
+		Cell: strCell("spec", "type")},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "Cluster-IP", Type: "string", Description: serviceSpecDoc["clusterIP"]},
 		Cell: serviceClusterIP},
 	{TableColumnDefinition: metav1.TableColumnDefinition{Name: "External-IP", Type: "string", Description: serviceSpecDoc["externalIPs"]},

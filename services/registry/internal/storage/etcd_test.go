@@ -8,33 +8,19 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd"
+	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
 
 // testTimeout bounds every wait in these tests; nothing should come close.
 const testTimeout = 20 * time.Second
 
-// startEtcd runs an embedded etcd for one test and returns its endpoint.
+// startEtcd runs an embedded etcd for one test and returns its endpoint;
+// each replica connects to it with a client of its own.
 func startEtcd(t *testing.T) string {
 	t.Helper()
-	e, err := embedetcd.Start(t.TempDir(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return e.Endpoint()
-}
-
-// newClient connects to endpoint; each replica in a test has its own.
-func newClient(t *testing.T, endpoint string) *clientv3.Client {
-	t.Helper()
-	c, err := embedetcd.NewClient([]string{endpoint})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	endpoint, _ := etcdtest.Start(t)
+	return endpoint
 }
 
 // testCtx is a context that ends with the test.
@@ -64,7 +50,7 @@ type replica struct {
 }
 
 func newReplica(t *testing.T, endpoint string) *replica {
-	client := newClient(t, endpoint)
+	client := etcdtest.Connect(t, endpoint)
 	return &replica{client: client, backend: NewBackend(testCtx(t), client)}
 }
 
@@ -76,16 +62,51 @@ func (r *replica) store(t *testing.T, plural string, opts StoreOptions) *Store {
 	return s
 }
 
+// configMaps starts etcd and one replica with its config map store: the
+// setting of most tests here.
+func configMaps(t *testing.T) (*replica, *Store, context.Context) {
+	t.Helper()
+	r := newReplica(t, startEtcd(t))
+	return r, r.store(t, "configmaps", StoreOptions{}), testCtx(t)
+}
+
+// idleStore builds the store of a core resource with a cache that nothing
+// runs yet, so that the test decides what it sees and when.
+func (r *replica) idleStore(t *testing.T, plural string) *Store {
+	t.Helper()
+	info := builtin(t, plural)
+	return &Store{info: info, client: r.client, cache: newCache(r.client, info.KeyPrefix()), revs: r.backend.revs}
+}
+
 // storeWithHistory builds a store whose cache keeps only size events, so
 // that a test can make a watch reach back past it.
 func (r *replica) storeWithHistory(t *testing.T, plural string, size int) *Store {
 	t.Helper()
-	info := builtin(t, plural)
-	s := &Store{info: info, client: r.client, cache: newCache(r.client, info.KeyPrefix()), revs: r.backend.revs}
+	s := r.idleStore(t, plural)
 	s.cache.history = newHistory(size)
 	go s.cache.run(r.backend.ctx)
 	waitReady(t, s)
 	return s
+}
+
+// handDrivenStore builds a store whose cache is filled from etcd once and
+// then sees nothing more until the test calls relist, as a cache whose
+// watch broke.
+func (r *replica) handDrivenStore(t *testing.T, ctx context.Context, plural string) *Store {
+	t.Helper()
+	s := r.idleStore(t, plural)
+	relist(t, ctx, s)
+	close(s.cache.ready)
+	return s
+}
+
+// relist refills the cache of s from etcd, as its run loop does after its
+// watch broke.
+func relist(t *testing.T, ctx context.Context, s *Store) {
+	t.Helper()
+	if _, err := s.cache.relist(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func waitReady(t *testing.T, s *Store) {

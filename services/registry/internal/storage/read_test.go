@@ -80,9 +80,7 @@ func TestConsistentReadOfIdleResource(t *testing.T) {
 // Pages of a list are all cut from one snapshot, whatever is written
 // between them.
 func TestListPagesShareOneSnapshot(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	want := map[string]int64{}
 	for i := 0; i < 10; i++ {
 		obj, err := s.Create(ctx, configMap("ns", fmt.Sprintf("cm-%02d", i), nil, nil), false)
@@ -143,9 +141,7 @@ func TestListPagesShareOneSnapshot(t *testing.T) {
 }
 
 func TestListExactRevisionAndCompactedContinue(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	first, err := s.Create(ctx, configMap("ns", "a", nil, nil), false)
 	if err != nil {
 		t.Fatal(err)
@@ -180,9 +176,7 @@ func TestListExactRevisionAndCompactedContinue(t *testing.T) {
 }
 
 func TestListSelectors(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	_, s, ctx := configMaps(t)
 	for i, app := range []string{"web", "db", "web", "cache"} {
 		if _, err := s.Create(ctx, configMap("ns", fmt.Sprintf("cm-%d", i), map[string]string{"app": app}, nil), false); err != nil {
 			t.Fatal(err)

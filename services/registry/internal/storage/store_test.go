@@ -27,9 +27,7 @@ func dataOf(o *Object, key string) string {
 }
 
 func TestCreateGetUpdateDeleteRoundTrip(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	key := s.info.Key("ns", "a")
 
 	created, err := s.Create(ctx, configMap("ns", "a", nil, map[string]any{"k": "1"}), false)
@@ -83,9 +81,7 @@ func TestCreateGetUpdateDeleteRoundTrip(t *testing.T) {
 }
 
 func TestCreateExistingIsAlreadyExists(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	first, err := s.Create(ctx, configMap("ns", "a", nil, map[string]any{"k": "1"}), false)
 	if err != nil {
 		t.Fatal(err)
@@ -102,9 +98,7 @@ func TestCreateExistingIsAlreadyExists(t *testing.T) {
 }
 
 func TestMissingObjectIsNotFound(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	before := etcdRev(t, r.client)
 	if _, err := s.Get(ctx, "ns", "nope", ReadOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("get: %v", err)
@@ -123,9 +117,7 @@ func TestMissingObjectIsNotFound(t *testing.T) {
 // A write whose precondition names a resourceVersion someone else has
 // already replaced is a Conflict, and leaves the newer write in place.
 func TestStaleUpdateIsConflict(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	created, err := s.Create(ctx, configMap("ns", "a", nil, map[string]any{"k": "1"}), false)
 	if err != nil {
 		t.Fatal(err)
@@ -207,9 +199,7 @@ func TestConcurrentUpdatesApplyExactlyOnce(t *testing.T) {
 }
 
 func TestNoOpUpdateWritesNothing(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	created, err := s.Create(ctx, configMap("ns", "a", nil, map[string]any{"k": "1"}), false)
 	if err != nil {
 		t.Fatal(err)
@@ -237,8 +227,7 @@ func TestUpdateMatchingStaleCacheStillWrites(t *testing.T) {
 	// b's cache is filled and then frozen, as a cache that has not yet
 	// seen a's next write.
 	frozenCtx, freeze := contextWithCancel(t)
-	info := builtin(t, "configmaps")
-	sb := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.backend.revs}
+	sb := b.idleStore(t, "configmaps")
 	go sb.cache.run(frozenCtx)
 	waitReady(t, sb)
 	freeze()
@@ -259,9 +248,7 @@ func TestUpdateMatchingStaleCacheStillWrites(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	if _, err := s.Create(ctx, configMap("ns", "a", nil, map[string]any{"k": "1"}), false); err != nil {
 		t.Fatal(err)
 	}
@@ -288,13 +275,8 @@ func TestDryRunCreateSeesWritesElsewhere(t *testing.T) {
 	a, b := newReplica(t, endpoint), newReplica(t, endpoint)
 	sa := a.store(t, "configmaps", StoreOptions{})
 	ctx := testCtx(t)
-	info := builtin(t, "configmaps")
 	// b's cache was filled before a's write and has seen nothing since.
-	sb := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.backend.revs}
-	if _, err := sb.cache.relist(ctx); err != nil {
-		t.Fatal(err)
-	}
-	close(sb.cache.ready)
+	sb := b.handDrivenStore(t, ctx, "configmaps")
 	if _, err := sa.Create(ctx, configMap("ns", "a", nil, nil), false); err != nil {
 		t.Fatal(err)
 	}

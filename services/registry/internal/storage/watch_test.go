@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -67,12 +68,29 @@ func watchFrom(rv int64) WatchOptions {
 	return WatchOptions{ReadOptions: ReadOptions{ResourceVersion: itoa(rv)}}
 }
 
+// createAndUpdate creates config map ns/a and then updates it n times; it
+// returns the created object and the revision of each update, in order.
+func createAndUpdate(t *testing.T, ctx context.Context, s *Store, n int) (*Object, []int64) {
+	t.Helper()
+	first, err := s.Create(ctx, configMap("ns", "a", nil, nil), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var revs []int64
+	for i := 0; i < n; i++ {
+		obj, err := s.Update(ctx, "ns", "a", setData("i", itoa(int64(i))), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		revs = append(revs, obj.Rev)
+	}
+	return first, revs
+}
+
 // Watches started at many revisions while writes go on each see exactly
 // the writes after their revision, once each, in order.
 func TestWatchFromResourceVersionExactlyOnceInOrder(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	_, s, ctx := configMaps(t)
 	const writes = 60
 	type write struct {
 		typ  watch.EventType
@@ -159,18 +177,7 @@ func TestWatchOlderThanHistoryComesFromEtcd(t *testing.T) {
 	r := newReplica(t, startEtcd(t))
 	s := r.storeWithHistory(t, "configmaps", 2)
 	ctx := testCtx(t)
-	first, err := s.Create(ctx, configMap("ns", "a", nil, nil), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var revs []int64
-	for i := 0; i < 5; i++ {
-		obj, err := s.Update(ctx, "ns", "a", setData("i", itoa(int64(i))), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		revs = append(revs, obj.Rev)
-	}
+	first, revs := createAndUpdate(t, ctx, s, 5)
 	w, err := s.Watch(ctx, "ns", watchFrom(first.Rev))
 	if err != nil {
 		t.Fatal(err)
@@ -195,15 +202,7 @@ func TestWatchCompactedRevisionIsExpired(t *testing.T) {
 	r := newReplica(t, startEtcd(t))
 	s := r.storeWithHistory(t, "configmaps", 2)
 	ctx := testCtx(t)
-	first, err := s.Create(ctx, configMap("ns", "a", nil, nil), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 4; i++ {
-		if _, err := s.Update(ctx, "ns", "a", setData("i", itoa(int64(i))), false); err != nil {
-			t.Fatal(err)
-		}
-	}
+	first, _ := createAndUpdate(t, ctx, s, 4)
 	if _, err := r.client.Compact(ctx, etcdRev(t, r.client)); err != nil {
 		t.Fatal(err)
 	}
@@ -312,9 +311,7 @@ func TestFilteredWatchTranslatesSelectorMoves(t *testing.T) {
 // A watch that starts without a resourceVersion gets the current state as
 // ADDED events first, then what changes.
 func TestWatchWithoutResourceVersionStartsWithState(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	_, s, ctx := configMaps(t)
 	b, err := s.Create(ctx, configMap("ns", "b", nil, nil), false)
 	if err != nil {
 		t.Fatal(err)
@@ -343,9 +340,7 @@ func TestWatchWithoutResourceVersionStartsWithState(t *testing.T) {
 // A watcher that stops reading is closed once its buffer is full, and
 // the others go on receiving every event.
 func TestSlowWatcherIsClosedNotWaitedFor(t *testing.T) {
-	r := newReplica(t, startEtcd(t))
-	s := r.store(t, "configmaps", StoreOptions{})
-	ctx := testCtx(t)
+	r, s, ctx := configMaps(t)
 	// A watcher with room for one event, registered as Watch registers
 	// them, so the test need not write thousands of objects.
 	slow := &cacheWatcher{filter: filter{prefix: s.info.KeyPrefix(), match: func(*Object) bool { return true }}, ch: make(chan Event, 1)}
@@ -386,14 +381,9 @@ func TestWatchAcrossRelistGap(t *testing.T) {
 	for _, compacted := range []bool{false, true} {
 		r := newReplica(t, startEtcd(t))
 		ctx := testCtx(t)
-		info := builtin(t, "configmaps")
 		// A cache driven by hand: filled, then blind while a writer works,
 		// then relisted as run does after its watch broke.
-		s := &Store{info: info, client: r.client, cache: newCache(r.client, info.KeyPrefix()), revs: r.backend.revs}
-		if _, err := s.cache.relist(ctx); err != nil {
-			t.Fatal(err)
-		}
-		close(s.cache.ready)
+		s := r.handDrivenStore(t, ctx, "configmaps")
 		writer := r.store(t, "configmaps", StoreOptions{})
 		first, err := writer.Create(ctx, configMap("ns", "a", nil, nil), false)
 		if err != nil {
@@ -412,9 +402,7 @@ func TestWatchAcrossRelistGap(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.cache.relist(ctx); err != nil {
-			t.Fatal(err)
-		}
+		relist(t, ctx, s)
 		w, err := s.Watch(ctx, "ns", watchFrom(first.Rev))
 		if err != nil {
 			t.Fatal(err)
@@ -437,18 +425,13 @@ func TestWatchAcrossRelistGap(t *testing.T) {
 func TestRelistDifferenceInRevisionOrder(t *testing.T) {
 	r := newReplica(t, startEtcd(t))
 	ctx := testCtx(t)
-	info := builtin(t, "configmaps")
 	writer := r.store(t, "configmaps", StoreOptions{})
 	for _, name := range []string{"d1", "d2", "m1", "m2", "m3"} {
 		if _, err := writer.Create(ctx, configMap("ns", name, nil, nil), false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s := &Store{info: info, client: r.client, cache: newCache(r.client, info.KeyPrefix()), revs: r.backend.revs}
-	if _, err := s.cache.relist(ctx); err != nil {
-		t.Fatal(err)
-	}
-	close(s.cache.ready)
+	s := r.handDrivenStore(t, ctx, "configmaps")
 	w, err := s.Watch(ctx, "ns", watchFrom(etcdRev(t, r.client)))
 	if err != nil {
 		t.Fatal(err)
@@ -470,9 +453,7 @@ func TestRelistDifferenceInRevisionOrder(t *testing.T) {
 		}
 	}
 	remove("d2")
-	if _, err := s.cache.relist(ctx); err != nil {
-		t.Fatal(err)
-	}
+	relist(t, ctx, s)
 	ev := read(t, w)
 	var last int64
 	seen := map[string]bool{}
@@ -496,8 +477,6 @@ func TestRelistDifferenceInRevisionOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.cache.relist(ctx); err != nil {
-		t.Fatal(err)
-	}
+	relist(t, ctx, s)
 	read(t, resumed).expect(watch.Added, "sentinel", sentinel.Rev)
 }

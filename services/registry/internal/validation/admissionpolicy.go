@@ -143,13 +143,7 @@ func validateAuditAnnotation(a *admv1.AuditAnnotation, policyName string, p *fie
 // validateParamKind checks the kind of a policy's parameters: an API
 // version whose group and version are well-formed, and a kind.
 func validateParamKind(pk *admv1.ParamKind, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	versionPath := p.Child("apiVersion")
-	if pk.APIVersion == "" {
-		errs = append(errs, field.Required(versionPath, ""))
-	} else {
-		errs = append(errs, validateAPIVersion(pk.APIVersion, versionPath)...)
-	}
+	errs := requiredValid(pk.APIVersion, p.Child("apiVersion"), validateAPIVersion)
 	if pk.Kind == "" {
 		errs = append(errs, field.Required(p.Child("kind"), ""))
 	} else if msgs := validation.IsDNS1035Label(strings.ToLower(pk.Kind)); len(msgs) > 0 {

@@ -63,13 +63,7 @@ func validateInvolvedObject(ev *corev1.Event) field.ErrorList {
 
 // validateNewStyleEvent checks the fields an event with eventTime carries.
 func validateNewStyleEvent(ev *corev1.Event) field.ErrorList {
-	var errs field.ErrorList
-	componentPath := field.NewPath("reportingComponent")
-	if ev.ReportingController == "" {
-		errs = append(errs, field.Required(componentPath, ""))
-	} else {
-		errs = append(errs, qualifiedName(ev.ReportingController, componentPath)...)
-	}
+	errs := requiredValid(ev.ReportingController, field.NewPath("reportingComponent"), qualifiedName)
 	errs = append(errs, requiredWithin(ev.ReportingInstance, eventInstanceLimit, field.NewPath("reportingInstance"))...)
 	errs = append(errs, requiredWithin(ev.Action, eventActionLimit, field.NewPath("action"))...)
 	errs = append(errs, requiredWithin(ev.Reason, eventReasonLimit, field.NewPath("reason"))...)

@@ -18,6 +18,15 @@ func invalidEach(path *field.Path, value any, msgs []string) field.ErrorList {
 	return errs
 }
 
+// requiredValid reports an empty value as Required and checks any other
+// with check: kube says a field is missing, not also that it is malformed.
+func requiredValid(value string, path *field.Path, check func(string, *field.Path) field.ErrorList) field.ErrorList {
+	if value == "" {
+		return field.ErrorList{field.Required(path, "")}
+	}
+	return check(value, path)
+}
+
 // dnsLabel checks a DNS-1123 label (container, port and volume names).
 func dnsLabel(value string, path *field.Path) field.ErrorList {
 	return invalidEach(path, value, validation.IsDNS1123Label(value))

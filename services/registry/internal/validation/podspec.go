@@ -59,11 +59,7 @@ func validateVolumes(volumes []corev1.Volume, path *field.Path) (map[string]bool
 	var errs field.ErrorList
 	for i := range volumes {
 		vol, idx := &volumes[i], path.Index(i)
-		if vol.Name == "" {
-			errs = append(errs, field.Required(idx.Child("name"), ""))
-		} else {
-			errs = append(errs, dnsLabel(vol.Name, idx.Child("name"))...)
-		}
+		errs = append(errs, requiredValid(vol.Name, idx.Child("name"), dnsLabel)...)
 		if names[vol.Name] {
 			errs = append(errs, field.Duplicate(idx.Child("name"), vol.Name))
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	admv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -64,7 +63,7 @@ func ValidateMutatingWebhookConfiguration(obj, old *unstructured.Unstructured) f
 	names := map[string]bool{}
 	for i := range cfg.Webhooks {
 		hook, p := &cfg.Webhooks[i], field.NewPath("webhooks").Index(i)
-		errs = append(errs, validateWebhook(mutatingWebhookOf(hook), names, p)...)
+		errs = append(errs, validateWebhook(asValidatingWebhook(hook), names, p)...)
 		if r := hook.ReinvocationPolicy; r != nil && !slices.Contains(reinvocationPolicies, *r) {
 			errs = append(errs, field.NotSupported(p.Child("reinvocationPolicy"), *r, reinvocationPolicies))
 		}
@@ -81,88 +80,64 @@ func ValidateValidatingWebhookConfiguration(obj, old *unstructured.Unstructured)
 	}
 	names := map[string]bool{}
 	for i := range cfg.Webhooks {
-		errs = append(errs, validateWebhook(validatingWebhookOf(&cfg.Webhooks[i]), names, field.NewPath("webhooks").Index(i))...)
+		errs = append(errs, validateWebhook(&cfg.Webhooks[i], names, field.NewPath("webhooks").Index(i))...)
 	}
 	return errs
 }
 
-// webhook holds the fields mutating and validating webhooks share, so that
-// one function checks both.
-type webhook struct {
-	name                              string
-	clientConfig                      admv1.WebhookClientConfig
-	rules                             []admv1.RuleWithOperations
-	failurePolicy                     *admv1.FailurePolicyType
-	matchPolicy                       *admv1.MatchPolicyType
-	namespaceSelector, objectSelector *metav1.LabelSelector
-	sideEffects                       *admv1.SideEffectClass
-	timeoutSeconds                    *int32
-	admissionReviewVersions           []string
-	matchConditions                   []admv1.MatchCondition
-}
-
-// mutatingWebhookOf takes the shared fields of a mutating webhook.
-func mutatingWebhookOf(h *admv1.MutatingWebhook) webhook {
-	return webhook{
-		name: h.Name, clientConfig: h.ClientConfig, rules: h.Rules,
-		failurePolicy: h.FailurePolicy, matchPolicy: h.MatchPolicy,
-		namespaceSelector: h.NamespaceSelector, objectSelector: h.ObjectSelector,
-		sideEffects: h.SideEffects, timeoutSeconds: h.TimeoutSeconds,
-		admissionReviewVersions: h.AdmissionReviewVersions, matchConditions: h.MatchConditions,
-	}
-}
-
-// validatingWebhookOf takes the fields of a validating webhook.
-func validatingWebhookOf(h *admv1.ValidatingWebhook) webhook {
-	return webhook{
-		name: h.Name, clientConfig: h.ClientConfig, rules: h.Rules,
-		failurePolicy: h.FailurePolicy, matchPolicy: h.MatchPolicy,
-		namespaceSelector: h.NamespaceSelector, objectSelector: h.ObjectSelector,
-		sideEffects: h.SideEffects, timeoutSeconds: h.TimeoutSeconds,
-		admissionReviewVersions: h.AdmissionReviewVersions, matchConditions: h.MatchConditions,
+// asValidatingWebhook takes the fields a mutating webhook shares with a
+// validating one, all but reinvocationPolicy, so that one function checks
+// both kinds.
+func asValidatingWebhook(h *admv1.MutatingWebhook) *admv1.ValidatingWebhook {
+	return &admv1.ValidatingWebhook{
+		Name: h.Name, ClientConfig: h.ClientConfig, Rules: h.Rules,
+		FailurePolicy: h.FailurePolicy, MatchPolicy: h.MatchPolicy,
+		NamespaceSelector: h.NamespaceSelector, ObjectSelector: h.ObjectSelector,
+		SideEffects: h.SideEffects, TimeoutSeconds: h.TimeoutSeconds,
+		AdmissionReviewVersions: h.AdmissionReviewVersions, MatchConditions: h.MatchConditions,
 	}
 }
 
 // validateWebhook checks one webhook; names collects the names seen so far.
-func validateWebhook(h webhook, names map[string]bool, p *field.Path) field.ErrorList {
-	errs := validation.IsFullyQualifiedName(p.Child("name"), h.name)
-	if h.name != "" {
-		if names[h.name] {
-			errs = append(errs, field.Duplicate(p.Child("name"), h.name))
+func validateWebhook(h *admv1.ValidatingWebhook, names map[string]bool, p *field.Path) field.ErrorList {
+	errs := validation.IsFullyQualifiedName(p.Child("name"), h.Name)
+	if h.Name != "" {
+		if names[h.Name] {
+			errs = append(errs, field.Duplicate(p.Child("name"), h.Name))
 		}
-		names[h.name] = true
+		names[h.Name] = true
 	}
-	for i := range h.rules {
-		errs = append(errs, validateRuleWithOperations(&h.rules[i], p.Child("rules").Index(i))...)
+	for i := range h.Rules {
+		errs = append(errs, validateRuleWithOperations(&h.Rules[i], p.Child("rules").Index(i))...)
 	}
 	errs = append(errs, validateWebhookPolicies(h, p)...)
-	if h.namespaceSelector != nil {
-		errs = append(errs, validateSelector(h.namespaceSelector, p.Child("namespaceSelector"))...)
+	if h.NamespaceSelector != nil {
+		errs = append(errs, validateSelector(h.NamespaceSelector, p.Child("namespaceSelector"))...)
 	}
-	if h.objectSelector != nil {
-		errs = append(errs, validateSelector(h.objectSelector, p.Child("objectSelector"))...)
+	if h.ObjectSelector != nil {
+		errs = append(errs, validateSelector(h.ObjectSelector, p.Child("objectSelector"))...)
 	}
-	errs = append(errs, validateClientConfig(h.clientConfig.URL, admissionServiceRef(h.clientConfig.Service), p.Child("clientConfig"))...)
-	errs = append(errs, validateAdmissionReviewVersions(h.admissionReviewVersions, p.Child("admissionReviewVersions"))...)
-	return append(errs, validateMatchConditions(h.matchConditions, p.Child("matchConditions"))...)
+	errs = append(errs, validateClientConfig(h.ClientConfig.URL, admissionServiceRef(h.ClientConfig.Service), p.Child("clientConfig"))...)
+	errs = append(errs, validateAdmissionReviewVersions(h.AdmissionReviewVersions, p.Child("admissionReviewVersions"))...)
+	return append(errs, validateMatchConditions(h.MatchConditions, p.Child("matchConditions"))...)
 }
 
 // validateWebhookPolicies checks the enums and the timeout of a webhook.
-func validateWebhookPolicies(h webhook, p *field.Path) field.ErrorList {
+func validateWebhookPolicies(h *admv1.ValidatingWebhook, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if h.failurePolicy != nil && !slices.Contains(failurePolicies, *h.failurePolicy) {
-		errs = append(errs, field.NotSupported(p.Child("failurePolicy"), *h.failurePolicy, failurePolicies))
+	if h.FailurePolicy != nil && !slices.Contains(failurePolicies, *h.FailurePolicy) {
+		errs = append(errs, field.NotSupported(p.Child("failurePolicy"), *h.FailurePolicy, failurePolicies))
 	}
-	if h.matchPolicy != nil && !slices.Contains(matchPolicies, *h.matchPolicy) {
-		errs = append(errs, field.NotSupported(p.Child("matchPolicy"), *h.matchPolicy, matchPolicies))
+	if h.MatchPolicy != nil && !slices.Contains(matchPolicies, *h.MatchPolicy) {
+		errs = append(errs, field.NotSupported(p.Child("matchPolicy"), *h.MatchPolicy, matchPolicies))
 	}
 	switch {
-	case h.sideEffects == nil:
+	case h.SideEffects == nil:
 		errs = append(errs, field.Required(p.Child("sideEffects"), "must specify one of None, NoneOnDryRun"))
-	case !slices.Contains(noSideEffects, *h.sideEffects):
-		errs = append(errs, field.NotSupported(p.Child("sideEffects"), *h.sideEffects, noSideEffects))
+	case !slices.Contains(noSideEffects, *h.SideEffects):
+		errs = append(errs, field.NotSupported(p.Child("sideEffects"), *h.SideEffects, noSideEffects))
 	}
-	if t := h.timeoutSeconds; t != nil && (*t < 1 || *t > 30) {
+	if t := h.TimeoutSeconds; t != nil && (*t < 1 || *t > 30) {
 		errs = append(errs, field.Invalid(p.Child("timeoutSeconds"), *t, "the timeout value must be between 1 and 30 seconds"))
 	}
 	return errs

@@ -2,8 +2,6 @@ package garbagecollector
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -17,6 +15,8 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 )
 
 var secretGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
@@ -53,14 +53,11 @@ func start(t *testing.T, objs ...runtime.Object) *env {
 		}
 		return true, obj, dyn.Tracker().Delete(a.GetResource(), a.GetNamespace(), obj.GetName())
 	})
-	c, err := New(Options{Dynamic: dyn, Discovery: disc, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := New(Options{Dynamic: dyn, Discovery: disc, Log: controllertest.Log()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { _ = c.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	controllertest.Run(t, c.Run)
 	e := &env{t: t, dyn: dyn, c: c}
 	e.eventually("informers synced", func() bool { return c.monitors.count() == 2 && c.monitors.synced() })
 	return e

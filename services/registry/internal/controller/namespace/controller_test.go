@@ -2,8 +2,6 @@ package namespace
 
 import (
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/worker"
 )
 
@@ -95,8 +94,7 @@ func newFixture(t *testing.T, ns *corev1.Namespace, objs ...runtime.Object) *fix
 		}
 		return true, nil, nil
 	})
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c, err := New(Options{Client: kube, Dynamic: dyn, Log: log})
+	c, err := New(Options{Client: kube, Dynamic: dyn, Log: controllertest.Log()})
 	if err != nil {
 		t.Fatal(err)
 	}

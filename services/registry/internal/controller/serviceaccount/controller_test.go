@@ -2,8 +2,6 @@ package serviceaccount
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -12,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 )
 
 func ns(name string, terminating bool) *corev1.Namespace {
@@ -26,14 +26,11 @@ func ns(name string, terminating bool) *corev1.Namespace {
 
 func start(t *testing.T, client *fake.Clientset) {
 	t.Helper()
-	c, err := New(Options{Client: client, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := New(Options{Client: client, Log: controllertest.Log()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { _ = c.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	controllertest.Run(t, c.Run)
 }
 
 func hasDefault(ctx context.Context, client *fake.Clientset, namespace string) (bool, error) {
@@ -72,7 +69,7 @@ func TestCreatesAndRecreates(t *testing.T) {
 // A namespace being deleted gets no account.
 func TestSkipsTerminating(t *testing.T) {
 	client := fake.NewClientset(ns("doomed", true))
-	c, err := New(Options{Client: client, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	c, err := New(Options{Client: client, Log: controllertest.Log()})
 	if err != nil {
 		t.Fatal(err)
 	}

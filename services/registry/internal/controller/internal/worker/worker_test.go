@@ -3,19 +3,17 @@ package worker
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
+)
 
 // A key that keeps failing is tried 1+MaxRetries times and then dropped,
 // so nothing spins forever.
 func TestRetriesAreBounded(t *testing.T) {
-	q := New[string](discard(), Options{Name: "t", MaxRetries: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+	q := New[string](controllertest.Log(), Options{Name: "t", MaxRetries: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
 	ctx, cancel := context.WithCancel(t.Context())
 	var calls atomic.Int32
 	done := make(chan struct{})
@@ -45,7 +43,7 @@ func TestRetriesAreBounded(t *testing.T) {
 // A key that syncs is forgotten, so its next failure starts from the base
 // delay again.
 func TestSuccessForgets(t *testing.T) {
-	q := New[string](discard(), Options{Name: "t"})
+	q := New[string](controllertest.Log(), Options{Name: "t"})
 	q.handle("k", errors.New("x"))
 	if q.q.NumRequeues("k") != 1 {
 		t.Fatal("failure not counted")
@@ -59,7 +57,7 @@ func TestSuccessForgets(t *testing.T) {
 
 // Run returns once ctx ends.
 func TestRunStops(t *testing.T) {
-	q := New[string](discard(), Options{Name: "t", Workers: 2})
+	q := New[string](controllertest.Log(), Options{Name: "t", Workers: 2})
 	ctx, cancel := context.WithCancel(t.Context())
 	stopped := make(chan struct{})
 	go func() { q.Run(ctx, func(context.Context, string) error { return nil }); close(stopped) }()
