@@ -1,0 +1,96 @@
+package authz
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+)
+
+// DefaultRetryAfter is how long a client is told to wait when authorization
+// is unavailable and MiddlewareConfig.RetryAfter is zero.
+const DefaultRetryAfter = time.Second
+
+// MiddlewareConfig configures WithAuthorization.
+type MiddlewareConfig struct {
+	// UserFrom returns the authenticated caller of a request, false when
+	// there is none. It is a function rather than a context key so that this
+	// package does not depend on whichever package authenticates. Required.
+	UserFrom func(*http.Request) (authenticationv1.UserInfo, bool)
+
+	// RetryAfter is sent as Retry-After with the 503 written when the
+	// authorizer fails; it is rounded up to whole seconds. Zero means
+	// DefaultRetryAfter.
+	RetryAfter time.Duration
+}
+
+// WithAuthorization returns a middleware that asks a whether each request
+// may proceed. It reads the request info from the context (requestinfo.From)
+// or, when no earlier middleware put it there, from the request itself.
+//
+//   - Allow: the request goes on, even when a also returned an error (as in
+//     kube, an engine may find an allowing rule despite failing elsewhere).
+//   - Any other decision with an error: 503 ServiceUnavailable with
+//     Retry-After. The request never reached storage, so the client may
+//     retry it, and an unreachable authorizer is never read as a "no".
+//   - Deny or NoOpinion: 403 Forbidden with kube's message (see Forbidden).
+//   - No user on the request: 500, since authentication must run first.
+func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) http.Handler, error) {
+	if a == nil {
+		return nil, fmt.Errorf("%w: authorization middleware: nil Authorizer", ErrInvalidConfig)
+	}
+	if cfg.UserFrom == nil {
+		return nil, fmt.Errorf("%w: authorization middleware: UserFrom is required", ErrInvalidConfig)
+	}
+	if cfg.RetryAfter < 0 {
+		return nil, fmt.Errorf("%w: authorization middleware: negative RetryAfter", ErrInvalidConfig)
+	}
+	if cfg.RetryAfter == 0 {
+		cfg.RetryAfter = DefaultRetryAfter
+	}
+	retryAfter := int32(math.Ceil(cfg.RetryAfter.Seconds()))
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			user, ok := cfg.UserFrom(r)
+			if !ok {
+				apierror.Write(w, apierrors.NewInternalError(errors.New("no user found for request")))
+				return
+			}
+			attrs := FromRequestInfo(user, infoOf(r))
+			res, err := a.Authorize(r.Context(), attrs)
+			switch {
+			case res.Decision == DecisionAllow:
+				next.ServeHTTP(w, r)
+			case err != nil:
+				apierror.Write(w, unavailable(retryAfter))
+			default:
+				apierror.Write(w, Forbidden(attrs, res.Reason))
+			}
+		})
+	}, nil
+}
+
+// infoOf returns the request info an earlier middleware stored, or reads it
+// from the request.
+func infoOf(r *http.Request) *requestinfo.Info {
+	if info, ok := requestinfo.From(r.Context()); ok && info != nil {
+		return info
+	}
+	return requestinfo.New(r)
+}
+
+// unavailable is the 503 for a failed authorizer. Its message does not
+// include the cause: that would show internal addresses to the caller.
+func unavailable(retryAfterSeconds int32) *apierrors.StatusError {
+	err := apierrors.NewServiceUnavailable("authorization is temporarily unavailable, please retry")
+	err.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: retryAfterSeconds}
+	return err
+}

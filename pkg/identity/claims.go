@@ -1,0 +1,18 @@
+package identity
+
+import "github.com/golang-jwt/jwt/v5"
+
+// claims is the assertion's payload: the registered claims (iss, sub = user
+// name, aud = backend, iat, nbf, exp, jti) and the rest of the User.
+type claims struct {
+	jwt.RegisteredClaims
+	UID    string              `json:"uid,omitempty"`
+	Groups []string            `json:"groups,omitempty"`
+	Extra  map[string][]string `json:"extra,omitempty"`
+	// Request binds the assertion to one request; see requestBinding.
+	Request string `json:"req"`
+}
+
+func (c *claims) user() User {
+	return User{Name: c.Subject, UID: c.UID, Groups: c.Groups, Extra: c.Extra}
+}

@@ -1,0 +1,46 @@
+package identity
+
+import (
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+)
+
+// Require is the backends' middleware for API routes: it verifies the
+// request's assertion with v, puts the asserted User in the request
+// context (see UserFrom), and strips every identity header before calling
+// next, so nothing downstream can trust one by mistake. A request without a
+// valid assertion gets 401 Unauthorized as a metav1.Status, whatever
+// X-Remote-* headers it carries. v must not be nil.
+func Require(v *Verifier) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			u, err := verifyRequest(v, r)
+			if err != nil {
+				apierror.Write(w, apierrors.NewUnauthorized(err.Error()))
+				return
+			}
+			r = r.WithContext(WithUser(r.Context(), u))
+			StripIdentityHeaders(r.Header)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// verifyRequest checks the one assertion r carries. Several values mean
+// someone other than the aggregator added one, so they are refused rather
+// than picking one.
+func verifyRequest(v *Verifier, r *http.Request) (User, error) {
+	values := r.Header.Values(Header)
+	switch len(values) {
+	case 0:
+		return User{}, ErrMissing
+	case 1:
+		return v.Verify(values[0], r)
+	default:
+		return User{}, fmt.Errorf("%w: %d %s headers", ErrInvalid, len(values), Header)
+	}
+}
