@@ -1,0 +1,33 @@
+package filters
+
+import (
+	"net/http"
+
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+)
+
+// WithRequestInfo returns a middleware that makes the request's
+// requestinfo.Info available to every later stage (requestinfo.From), so
+// the URL is read once per request, not once per stage.
+//
+// The filters that need the info earlier (WithMaxInFlight and
+// WithRequestDeadline, to recognise long-running requests) attach it the
+// same way; whichever runs first parses, the others reuse its result.
+func WithRequestInfo() func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, r = withInfo(r)
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// withInfo returns the request's info and a request whose context carries
+// it, parsing only when no earlier filter did.
+func withInfo(r *http.Request) (*requestinfo.Info, *http.Request) {
+	if info, ok := requestinfo.From(r.Context()); ok {
+		return info, r
+	}
+	info := requestinfo.New(r)
+	return info, r.WithContext(requestinfo.WithInfo(r.Context(), info))
+}
