@@ -12,7 +12,10 @@ rm -f "$RUN/registry.addr"
 bin/registry --insecure-allow-unauthenticated --bind-address "127.0.0.1:$PORT" \
   --data-dir "$RUN/etcd" --address-file "$RUN/registry.addr" &
 pid=$!
-trap 'kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT INT TERM
+stop() { kill -TERM $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; }
+# Ctrl-C is how a newcomer stops it: a clean exit, not an error.
+trap 'stop; exit 0' INT TERM
+trap stop EXIT
 
 for _ in $(seq 1 300); do
   [ -s "$RUN/registry.addr" ] && break

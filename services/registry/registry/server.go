@@ -29,7 +29,10 @@ type Server struct {
 	client  *clientv3.Client
 	etcd    *embedetcd.Server // nil with an external etcd
 	cancel  context.CancelFunc
-	stores  []*storage.Store
+	// stopControllers ends the controllers and waits for them, so they hand
+	// back their leases while the server still answers.
+	stopControllers func()
+	stores          []*storage.Store
 }
 
 // Start runs a registry until Close. It returns once the server answers and
@@ -81,7 +84,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	go compactor.Run(runCtx, s.client, cfg.CompactionInterval)
 	if !cfg.DisableControllers {
-		go runControllers(runCtx, s.restConfig())
+		s.stopControllers = startControllers(runCtx, s.restConfig())
 	}
 	return s, nil
 }
@@ -145,6 +148,9 @@ func (s *Server) restConfig() *rest.Config {
 // Close stops serving: watches end, in-flight requests get a few seconds
 // to finish, then etcd is released.
 func (s *Server) Close() {
+	if s.stopControllers != nil {
+		s.stopControllers()
+	}
 	if s.http != nil {
 		s.handler.Shutdown()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
