@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
 
@@ -24,8 +25,11 @@ func main() {
 	fs.StringVar(&cfg.DataDir, "data-dir", ".run/etcd", "directory of the embedded etcd's data")
 	fs.DurationVar(&cfg.CompactionInterval, "etcd-compaction-interval", 5*time.Minute, "how often to compact etcd's history (0 never)")
 	fs.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long Events are kept after their last update")
+	identityKeys := fs.String("identity-public-key-file", "",
+		"PEM file of the aggregator's public key(s): every request but health checks must carry its signed identity assertion")
+	fs.StringVar(&cfg.IdentityIssuer, "identity-issuer", registry.DefaultIdentityIssuer, "issuer the aggregator's assertions name")
 	fs.BoolVar(&cfg.InsecureAllowUnauthenticated, "insecure-allow-unauthenticated", false,
-		"serve every request without authentication (loopback addresses only; required until the aggregator's identity assertion exists)")
+		"serve every request without checking who sends it (development only; loopback addresses only)")
 	fs.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the namespace, service account and garbage collection controllers")
 	addressFile := fs.String("address-file", "", "write the URL the registry serves on to this file once it is ready")
 	if err := fs.Parse(os.Args[1:]); err != nil {
@@ -33,6 +37,14 @@ func main() {
 			return
 		}
 		os.Exit(2)
+	}
+	if *identityKeys != "" {
+		keys, err := identity.LoadPublicKeys(*identityKeys)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "registry:", err)
+			os.Exit(1)
+		}
+		cfg.IdentityKeys = keys
 	}
 	if err := run(cfg, *addressFile); err != nil {
 		fmt.Fprintln(os.Stderr, "registry:", err)

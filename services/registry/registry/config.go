@@ -4,6 +4,7 @@
 package registry
 
 import (
+	"crypto"
 	"errors"
 	"net"
 	"time"
@@ -22,13 +23,25 @@ type Config struct {
 	CompactionInterval time.Duration
 	// EventTTL is how long Events live after their last update.
 	EventTTL time.Duration
+	// IdentityKeys are the aggregator's public keys. Every request but the
+	// health checks must then carry the aggregator's signed identity
+	// assertion (DESIGN.md, "Trust between hops"); anything else is 401.
+	IdentityKeys []crypto.PublicKey
+	// IdentityIssuer is the issuer those assertions name.
+	IdentityIssuer string
 	// InsecureAllowUnauthenticated serves requests without any identity
-	// check. Until the aggregator's signed identity exists it is the only
-	// mode, and it is refused on anything but a loopback address.
+	// check instead, for development; it is refused on anything but a
+	// loopback address.
 	InsecureAllowUnauthenticated bool
 	// DisableControllers leaves out the housekeeping controllers.
 	DisableControllers bool
 }
+
+// DefaultIdentityIssuer is the issuer of the aggregator's assertions.
+const DefaultIdentityIssuer = "kubesplit-aggregator"
+
+// Audience is the name assertions for the registry are addressed to.
+const Audience = "registry"
 
 // Defaults fills in unset fields.
 func (c *Config) Defaults() {
@@ -38,6 +51,9 @@ func (c *Config) Defaults() {
 	if c.EventTTL == 0 {
 		c.EventTTL = time.Hour
 	}
+	if c.IdentityIssuer == "" {
+		c.IdentityIssuer = DefaultIdentityIssuer
+	}
 }
 
 // Validate rejects configurations the registry cannot run safely.
@@ -46,11 +62,16 @@ func (c *Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	if !c.InsecureAllowUnauthenticated {
-		return errors.New("the registry has no authentication yet: start it with --insecure-allow-unauthenticated on a loopback address")
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return errors.New("--insecure-allow-unauthenticated refuses to listen on " + host + ": use a loopback address")
+	switch {
+	case c.InsecureAllowUnauthenticated && len(c.IdentityKeys) > 0:
+		return errors.New("--insecure-allow-unauthenticated and --identity-public-key-file exclude each other")
+	case c.InsecureAllowUnauthenticated:
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return errors.New("--insecure-allow-unauthenticated refuses to listen on " + host + ": use a loopback address")
+		}
+	case len(c.IdentityKeys) == 0:
+		return errors.New("the registry needs the aggregator's public key (--identity-public-key-file), " +
+			"or --insecure-allow-unauthenticated on a loopback address for development")
 	}
 	if len(c.EtcdServers) == 0 && c.DataDir == "" {
 		return errors.New("an embedded etcd needs --data-dir")

@@ -1,11 +1,18 @@
 package registry
 
 import (
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
 	"strings"
 	"testing"
 )
 
 func TestConfigValidate(t *testing.T) {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		cfg  Config
 		want string // substring of the error; "" means valid
@@ -13,7 +20,9 @@ func TestConfigValidate(t *testing.T) {
 		{Config{BindAddress: "127.0.0.1:0", DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
 		{Config{BindAddress: "localhost:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
 		{Config{BindAddress: "[::1]:0", EtcdServers: []string{"http://e"}, InsecureAllowUnauthenticated: true}, ""},
-		{Config{BindAddress: "127.0.0.1:0", DataDir: "d"}, "no authentication yet"},
+		{Config{BindAddress: "127.0.0.1:0", DataDir: "d"}, "needs the aggregator's public key"},
+		{Config{BindAddress: "0.0.0.0:6444", DataDir: "d", IdentityKeys: []crypto.PublicKey{pub}}, ""},
+		{Config{BindAddress: "127.0.0.1:0", DataDir: "d", IdentityKeys: []crypto.PublicKey{pub}, InsecureAllowUnauthenticated: true}, "exclude each other"},
 		{Config{BindAddress: "0.0.0.0:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 0.0.0.0"},
 		{Config{BindAddress: ":6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on"},
 		{Config{BindAddress: "10.1.2.3:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 10.1.2.3"},

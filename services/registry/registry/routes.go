@@ -39,11 +39,13 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	ready := health.Handler("/readyz", health.Ping, etcdCheck, cacheCheck)
 	r.Handle("/readyz", ready)
 	r.Handle("/readyz/*", ready)
-	r.Get("/version", serveVersion)
-	r.Handle("/openapi/*", openapi)
-	// Profiles are served like any non-resource URL; once the aggregator
-	// fronts the registry they are authorized as kube authorizes them.
-	r.Mount("/debug", middleware.Profiler())
+	// Everything but the health checks needs the aggregator's assertion:
+	// the aggregator authorizes non-resource URLs (/version, /openapi,
+	// /debug/pprof) as kube does, and nobody may go around it.
+	guarded := r.With(s.trust.require)
+	guarded.Get("/version", serveVersion)
+	guarded.Handle("/openapi/*", openapi)
+	guarded.Mount("/debug", middleware.Profiler())
 	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if requestinfo.New(req).IsResourceRequest {
 			s.handler.ServeHTTP(w, req)
@@ -51,10 +53,9 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 		}
 		disc.ServeHTTP(w, req)
 	})
-	r.Handle("/api", api)
-	r.Handle("/api/*", api)
-	r.Handle("/apis", api)
-	r.Handle("/apis/*", api)
+	for _, p := range []string{"/api", "/api/*", "/apis", "/apis/*"} {
+		guarded.Handle(p, api)
+	}
 	return r
 }
 

@@ -33,6 +33,7 @@ type Server struct {
 	// back their leases while the server still answers.
 	stopControllers func()
 	stores          []*storage.Store
+	trust           *trust
 }
 
 // Start runs a registry until Close. It returns once the server answers and
@@ -42,7 +43,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{}
+	t, err := newTrust(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{trust: t}
 	if err := s.connect(cfg); err != nil {
 		return nil, err
 	}
@@ -142,7 +147,7 @@ func (s *Server) URL() string { return s.url }
 // restConfig reaches the registry itself, for its own bootstrap and
 // controllers.
 func (s *Server) restConfig() *rest.Config {
-	return &rest.Config{Host: s.url, QPS: -1, UserAgent: "kubesplit-registry"}
+	return s.trust.sign(&rest.Config{Host: s.url, QPS: -1, UserAgent: "kubesplit-registry"})
 }
 
 // Close stops serving: watches end, in-flight requests get a few seconds

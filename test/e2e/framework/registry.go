@@ -26,19 +26,32 @@ type Registry struct {
 	logs       *bytes.Buffer
 }
 
-// StartRegistry starts the registry binary against an etcd of the test's
-// own, waits until it is ready, and stops it when the test ends.
+// StartRegistry starts the registry binary in its development mode (no
+// identity checks) against an etcd of the test's own, waits until it is
+// ready, and stops it when the test ends.
 func StartRegistry(t testing.TB, args ...string) *Registry {
+	t.Helper()
+	return launch(t, StartEtcd(t), append([]string{"--insecure-allow-unauthenticated"}, args...))
+}
+
+// StartRegistryWithIdentity starts the registry as it runs behind the
+// aggregator: every request must carry an identity assertion signed by a
+// key whose public half is in keyFile.
+func StartRegistryWithIdentity(t testing.TB, keyFile string, args ...string) *Registry {
+	t.Helper()
+	return launch(t, StartEtcd(t), append([]string{"--identity-public-key-file", keyFile}, args...))
+}
+
+// launch runs one registry process on etcd e.
+func launch(t testing.TB, e *Etcd, args []string) *Registry {
 	t.Helper()
 	bin, err := BinDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := StartEtcd(t)
 	dir := t.TempDir()
 	addrFile := filepath.Join(dir, "addr")
-	all := append([]string{"--insecure-allow-unauthenticated", "--bind-address", "127.0.0.1:0",
-		"--etcd-servers", e.Endpoint, "--address-file", addrFile}, args...)
+	all := append([]string{"--bind-address", "127.0.0.1:0", "--etcd-servers", e.Endpoint, "--address-file", addrFile}, args...)
 	cmd := exec.Command(filepath.Join(bin, "registry"), all...)
 	logs := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs

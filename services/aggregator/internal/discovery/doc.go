@@ -1,0 +1,15 @@
+// Package discovery routes the aggregator's API requests by path to the
+// upstream that serves them, and merges API discovery across upstreams so
+// that kubectl api-resources shows what every service serves.
+//
+// The routing table is a list of rules, data rather than code, so that
+// groups registered as APIServices can be added while the aggregator runs:
+// /apis/authentication.k8s.io/… goes to authn, /apis/authorization.k8s.io/…
+// to authz, the service-account token subresource to authn, and everything
+// else under /api and /apis to the registry. GET /apis, the one discovery
+// document that spans services, is assembled from every upstream's own
+// /apis, each taking the groups the table routes to it; an upstream that
+// does not answer drops out of the list instead of failing it. /api,
+// /apis/<group> and /apis/<group>/<version> belong to one upstream each and
+// are forwarded like any request.
+package discovery

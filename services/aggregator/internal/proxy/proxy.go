@@ -1,0 +1,136 @@
+package proxy
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptrace"
+	"net/http/httputil"
+	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
+)
+
+// DefaultRetryAfter is how long a 503 asks the client to wait.
+const DefaultRetryAfter = time.Second
+
+// Config configures a Proxy.
+type Config struct {
+	// Upstream is where requests go; its Transport carries them, with
+	// keep-alive connections to every endpoint. Required; the caller
+	// starts it.
+	Upstream *upstream.Upstream
+	// Decorate, when set, is called on every outgoing request once its
+	// URL is final and the client's identity headers are gone. The
+	// aggregator sets its signed identity header here. An error answers
+	// 500 and nothing is sent.
+	Decorate func(*http.Request) error
+	// RetryAfter is what a 503 asks the client to wait, in whole seconds;
+	// zero means DefaultRetryAfter.
+	RetryAfter time.Duration
+	// Log receives failed round trips; nil means slog.Default().
+	Log *slog.Logger
+}
+
+// Proxy forwards requests to one upstream. It is an http.Handler.
+type Proxy struct {
+	up         *upstream.Upstream
+	decorate   func(*http.Request) error
+	retryAfter int32
+	log        *slog.Logger
+	transport  http.RoundTripper
+	buffered   *httputil.ReverseProxy
+	streaming  *httputil.ReverseProxy // for watches and other long-running requests
+}
+
+// New returns a proxy to cfg.Upstream.
+func New(cfg Config) (*Proxy, error) {
+	if cfg.Upstream == nil {
+		return nil, fmt.Errorf("%w: no upstream", ErrInvalidConfig)
+	}
+	if cfg.RetryAfter < 0 {
+		return nil, fmt.Errorf("%w: negative RetryAfter", ErrInvalidConfig)
+	}
+	if cfg.RetryAfter == 0 {
+		cfg.RetryAfter = DefaultRetryAfter
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	p := &Proxy{
+		up: cfg.Upstream, decorate: cfg.Decorate, log: cfg.Log,
+		retryAfter: int32(max(1, cfg.RetryAfter/time.Second)),
+		transport:  gate{next: cfg.Upstream.Transport()},
+	}
+	p.buffered = p.reverseProxy(0)
+	p.streaming = p.reverseProxy(-1)
+	return p, nil
+}
+
+// reverseProxy builds the ReverseProxy behind p. ReverseProxy already
+// flushes at once when a response has no length, as a watch has none; a
+// negative flushInterval says so for long-running requests whatever their
+// headers.
+func (p *Proxy) reverseProxy(flushInterval time.Duration) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      p.transport,
+		FlushInterval:  flushInterval,
+		ModifyResponse: keepBackendAuditID,
+		ErrorHandler:   p.handleError,
+		ErrorLog:       slog.NewLogLogger(p.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// ServeHTTP forwards r to a healthy endpoint of the upstream, or answers
+// 503 with Retry-After when there is none, having sent nothing.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	target, err := p.up.Pick()
+	if err != nil {
+		p.log.Warn("no endpoint to proxy to", "upstream", p.up.Name(), "method", r.Method, "path", r.URL.Path)
+		apierror.Write(w, p.unavailable(err))
+		return
+	}
+	r = r.WithContext(withAttempt(r.Context(), &attempt{target: target, respHeader: w.Header()}))
+	if isLongRunning(r) {
+		p.streaming.ServeHTTP(w, r)
+		return
+	}
+	p.buffered.ServeHTTP(w, r)
+}
+
+// isLongRunning applies the aggregator's own rule (filters.IsLongRunning),
+// with the request info an earlier filter attached when there is one.
+func isLongRunning(r *http.Request) bool {
+	info, ok := requestinfo.From(r.Context())
+	if !ok {
+		info = requestinfo.New(r)
+	}
+	return filters.IsLongRunning(info)
+}
+
+// rewrite turns the client's request into the backend's: the endpoint's
+// URL, X-Forwarded-*, no client identity, the Audit-Id, then Decorate.
+// ReverseProxy has already removed the hop-by-hop headers.
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	a, _ := attemptFrom(pr.In.Context())
+	pr.SetURL(a.target)
+	pr.SetXForwarded()
+	stripClientIdentity(pr.Out.Header)
+	propagateAuditID(pr.Out.Header, a.respHeader)
+	p.decorateOut(pr.Out, a)
+	pr.Out = pr.Out.WithContext(httptrace.WithClientTrace(pr.Out.Context(), a.trace()))
+}
+
+// decorateOut runs the hook; a failure is kept for the gate transport.
+func (p *Proxy) decorateOut(out *http.Request, a *attempt) {
+	if p.decorate == nil {
+		return
+	}
+	if err := p.decorate(out); err != nil {
+		a.err = fmt.Errorf("%w: %w", ErrDecorate, err)
+	}
+}

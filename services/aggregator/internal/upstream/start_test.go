@@ -1,0 +1,54 @@
+package upstream
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// fakeTickers hands Start one channel per interval, which the test ticks.
+type fakeTickers map[time.Duration]chan time.Time
+
+func (f fakeTickers) ticker(d time.Duration) (<-chan time.Time, func()) {
+	return f[d], func() {}
+}
+
+// tick sends a tick and then a second one: the loop handles one tick at a
+// time, so once the second is taken the first one's work is done.
+func (f fakeTickers) tick(t *testing.T, d time.Duration) {
+	t.Helper()
+	for range 2 {
+		select {
+		case f[d] <- time.Now():
+		case <-time.After(waitLimit):
+			t.Fatalf("loop did not take a tick of %v", d)
+		}
+	}
+}
+
+func TestStartResolvesThenKeepsResolvingAndChecking(t *testing.T) {
+	const resolveEvery, healthEvery = 3 * time.Second, 7 * time.Second
+	backends := []*backend{newBackend(t), newBackend(t)}
+	fnet := newFakeNet()
+	for i, b := range backends {
+		fnet.route([]string{"192.0.2.1:8080", "192.0.2.2:8080"}[i], b.addr())
+	}
+	fnet.setName("registry.test", "192.0.2.1")
+	u := newUpstream(t, Config{URLs: []string{"http://registry.test:8080"}, Resolver: fnet, Transport: fnet.transport(),
+		ResolveEvery: resolveEvery, HealthEvery: healthEvery})
+	tickers := fakeTickers{resolveEvery: make(chan time.Time), healthEvery: make(chan time.Time)}
+	u.ticker = tickers.ticker
+
+	c, cancel := context.WithCancel(ctx(t))
+	defer cancel()
+	u.Start(c)
+	assertRoundRobin(t, picks(t, u, 2), "192.0.2.1:8080") // usable as soon as Start returns
+
+	fnet.setName("registry.test", "192.0.2.1", "192.0.2.2")
+	tickers.tick(t, resolveEvery)
+	assertRoundRobin(t, picks(t, u, 4), "192.0.2.1:8080", "192.0.2.2:8080")
+
+	backends[0].down.Store(true)
+	tickers.tick(t, healthEvery)
+	assertRoundRobin(t, picks(t, u, 2), "192.0.2.2:8080")
+}
