@@ -2,19 +2,16 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // MaxReviewBytes bounds an AdmissionReview body, in either direction:
@@ -52,54 +49,21 @@ func NewAdmissionReviewHandler(a Admitter) http.Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		apierror.Write(w, apierrors.NewMethodNotSupported(admissionReviews, r.Method))
+	var review admissionv1.AdmissionReview
+	if !webhook.DecodeRequest(w, r, admissionReviews, MaxReviewBytes, &review) {
 		return
 	}
-	req, err := readReview(w, r)
-	if err != nil {
-		apierror.Write(w, err)
+	if err := checkRequest(&review); err != nil {
+		apierror.Write(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
+	req := review.Request
 	res, err := admit(r.Context(), h.admitter, attributesOf(req))
 	if err != nil {
 		apierror.Write(w, apierrors.NewInternalError(err))
 		return
 	}
-	body, err := json.Marshal(&admissionv1.AdmissionReview{TypeMeta: reviewTypeMeta, Response: responseOf(req.UID, res)})
-	if err != nil {
-		apierror.Write(w, apierrors.NewInternalError(err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(body, '\n'))
-}
-
-// readReview reads and checks the posted review; its errors are API errors
-// ready to write.
-func readReview(w http.ResponseWriter, r *http.Request) (*admissionv1.AdmissionRequest, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return nil, unsupportedMediaType(ct)
-		}
-	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxReviewBytes))
-	if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d bytes", MaxReviewBytes))
-	}
-	if err != nil {
-		return nil, apierrors.NewBadRequest("reading AdmissionReview: " + err.Error())
-	}
-	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(data, &review); err != nil {
-		return nil, apierrors.NewBadRequest("decoding AdmissionReview: " + err.Error())
-	}
-	if err := checkRequest(&review); err != nil {
-		return nil, apierrors.NewBadRequest(err.Error())
-	}
-	return review.Request, nil
+	webhook.WriteJSON(w, http.StatusOK, &admissionv1.AdmissionReview{TypeMeta: reviewTypeMeta, Response: responseOf(req.UID, res)})
 }
 
 // checkRequest is what a webhook needs of a review to answer it.
@@ -119,14 +83,4 @@ func checkRequest(review *admissionv1.AdmissionReview) error {
 		return fmt.Errorf("AdmissionReview request has unknown operation %q", req.Operation)
 	}
 	return nil
-}
-
-// unsupportedMediaType is kube's 415: the webhook protocol is JSON.
-func unsupportedMediaType(ct string) *apierrors.StatusError {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusUnsupportedMediaType,
-		Reason:  metav1.StatusReasonUnsupportedMediaType,
-		Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json; got %q", ct),
-	}}
 }

@@ -1,23 +1,20 @@
 package admission
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // DefaultWebhookTimeout bounds one review when WebhookConfig.Timeout is
 // zero; it is kube's default timeoutSeconds for admission webhooks.
-const DefaultWebhookTimeout = 10 * time.Second
+const DefaultWebhookTimeout = webhook.DefaultTimeout
 
 // WebhookConfig configures a WebhookClient.
 type WebhookConfig struct {
@@ -26,8 +23,8 @@ type WebhookConfig struct {
 	URL string
 
 	// HTTPClient carries the calls, with whatever TLS and credentials the
-	// hop needs. Nil means a client of its own that does not follow
-	// redirects (a redirected POST would come back as a GET).
+	// hop needs; see webhook.Config.HTTPClient (nil is Go's default
+	// transport, and redirects are never followed).
 	HTTPClient *http.Client
 
 	// Timeout bounds each review, whatever the caller's context allows.
@@ -46,32 +43,20 @@ type WebhookConfig struct {
 // may patch (kubesplit's admission service does), so that Chain applies its
 // patches.
 type WebhookClient struct {
-	url     string
-	client  *http.Client
-	timeout time.Duration
+	client *webhook.Client
 }
 
 var _ Admitter = (*WebhookClient)(nil)
 
 // NewWebhookClient validates cfg and returns a client.
 func NewWebhookClient(cfg WebhookConfig) (*WebhookClient, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: webhook URL %q must be an absolute http or https URL", ErrInvalidConfig, cfg.URL)
+	c, err := webhook.NewClient(webhook.Config{
+		URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, MaxResponseBytes: MaxReviewBytes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("%w: negative webhook timeout", ErrInvalidConfig)
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultWebhookTimeout
-	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		}}
-	}
-	return &WebhookClient{url: u.String(), client: client, timeout: cfg.Timeout}, nil
+	return &WebhookClient{client: c}, nil
 }
 
 // Admit implements Admitter by POSTing an AdmissionReview under a fresh
@@ -82,55 +67,9 @@ func (c *WebhookClient) Admit(ctx context.Context, a *Attributes) (*Result, erro
 		return nil, err
 	}
 	uid := uuid.NewUUID()
-	body, err := json.Marshal(newReview(uid, attrs))
-	if err != nil {
-		return nil, fmt.Errorf("admission: encoding AdmissionReview: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	review, err := readAnswer(resp)
-	if err != nil {
-		return nil, err
-	}
-	return resultOf(uid, review)
-}
-
-// readAnswer reads the webhook's HTTP answer as an AdmissionReview.
-func readAnswer(resp *http.Response) (*admissionv1.AdmissionReview, error) {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxReviewBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading answer: %v", ErrUnavailable, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fmt.Errorf("%w: webhook answered %s%s", ErrUnavailable, resp.Status, statusMessage(data))
-	}
-	if len(data) > MaxReviewBytes {
-		return nil, fmt.Errorf("%w: answer larger than %d bytes", ErrMalformedReview, MaxReviewBytes)
-	}
 	var review admissionv1.AdmissionReview
-	if err := json.Unmarshal(data, &review); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrMalformedReview, err)
+	if _, err := c.client.Post(ctx, newReview(uid, attrs), &review); err != nil {
+		return nil, webhook.Relabel(err, ErrUnavailable, ErrMalformedReview)
 	}
-	return &review, nil
-}
-
-// statusMessage extracts the message of a metav1.Status error body, if the
-// body is one, for the error text.
-func statusMessage(data []byte) string {
-	var s metav1.Status
-	if json.Unmarshal(data, &s) != nil || s.Kind != "Status" || s.Message == "" {
-		return ""
-	}
-	return ": " + s.Message
+	return resultOf(uid, &review)
 }

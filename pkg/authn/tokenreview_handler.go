@@ -2,11 +2,7 @@ package authn
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -15,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // TokenReviewPath is where kube-apiserver serves TokenReview creation, and
@@ -39,9 +36,8 @@ var tokenReviews = schema.GroupResource{Group: authenticationv1.GroupName, Resou
 func NewTokenReviewHandler(a Authenticator) http.Handler {
 	a = orFailing(a)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		review, err := readTokenReview(w, r)
-		if err != nil {
-			apierror.Write(w, err)
+		review, ok := readTokenReview(w, r)
+		if !ok {
 			return
 		}
 		review.Status = reviewStatus(r.Context(), a, review.Spec)
@@ -49,47 +45,27 @@ func NewTokenReviewHandler(a Authenticator) http.Handler {
 		// it, and response bodies end up in logs.
 		review.Spec.Token = ""
 		review.Kind, review.APIVersion = "TokenReview", authenticationv1.SchemeGroupVersion.String()
-		body, err := json.Marshal(review)
-		if err != nil {
-			apierror.Write(w, err)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusCreated)
-		_, _ = w.Write(append(body, '\n'))
+		webhook.WriteJSON(w, http.StatusCreated, review)
 	})
 }
 
-// readTokenReview decodes and checks the request, answering with the Status
-// error kube-apiserver would give.
-func readTokenReview(w http.ResponseWriter, r *http.Request) (*authenticationv1.TokenReview, error) {
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		return nil, apierrors.NewMethodNotSupported(tokenReviews, r.Method)
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return nil, unsupportedMediaType(ct)
-		}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxTokenReviewBytes))
-	if err != nil {
-		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d bytes", MaxTokenReviewBytes))
-		}
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("reading TokenReview: %v", err))
-	}
+// readTokenReview decodes and checks the request. When it cannot be
+// answered it has written the Status error kube-apiserver would give and
+// returns false.
+func readTokenReview(w http.ResponseWriter, r *http.Request) (*authenticationv1.TokenReview, bool) {
 	review := &authenticationv1.TokenReview{}
-	if err := json.Unmarshal(body, review); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("malformed TokenReview: %v", err))
+	if !webhook.DecodeRequest(w, r, tokenReviews, MaxTokenReviewBytes, review) {
+		return nil, false
 	}
 	if err := checkTypeMeta(review.TypeMeta); err != nil {
-		return nil, err
+		apierror.Write(w, err)
+		return nil, false
 	}
 	if review.Spec.Token == "" {
-		return nil, apierrors.NewBadRequest("token is required for TokenReview in authentication")
+		apierror.Write(w, apierrors.NewBadRequest("token is required for TokenReview in authentication"))
+		return nil, false
 	}
-	return review, nil
+	return review, true
 }
 
 // checkTypeMeta accepts an empty kind and apiVersion (the path says what
@@ -132,14 +108,4 @@ func reviewStatus(ctx context.Context, a Authenticator, spec authenticationv1.To
 		User:          withAuthenticatedGroup(resp.User),
 		Audiences:     auds,
 	}
-}
-
-// unsupportedMediaType is kube-apiserver's 415 for a body it cannot decode.
-func unsupportedMediaType(contentType string) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusUnsupportedMediaType,
-		Reason:  metav1.StatusReasonUnsupportedMediaType,
-		Message: fmt.Sprintf("the body of the request was in an unknown format (%s) - accepted media types include: application/json", contentType),
-	}}
 }

@@ -1,22 +1,20 @@
 package authn
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // DefaultWebhookTimeout bounds one TokenReview call when
 // WebhookConfig.Timeout is zero; it is kube-apiserver's default too.
-const DefaultWebhookTimeout = 10 * time.Second
+const DefaultWebhookTimeout = webhook.DefaultTimeout
 
 // WebhookConfig configures NewWebhookClient.
 type WebhookConfig struct {
@@ -26,7 +24,8 @@ type WebhookConfig struct {
 	URL string
 	// HTTPClient sends the reviews; it carries the TLS configuration and the
 	// client's own credentials (a client certificate or a bearer-token
-	// transport). Nil means a client with Go's default transport.
+	// transport). See webhook.Config.HTTPClient: nil is Go's default
+	// transport, and redirects are never followed.
 	HTTPClient *http.Client
 	// Timeout bounds each review; zero means DefaultWebhookTimeout. A review
 	// that times out is an error, never a pass.
@@ -43,9 +42,7 @@ type WebhookConfig struct {
 // than a well-formed 2xx TokenReview is an error, so that callers fail
 // closed: an unreachable, slow or confused webhook never authenticates.
 type WebhookClient struct {
-	url     string
-	client  *http.Client
-	timeout time.Duration
+	client  *webhook.Client
 	implied []string
 }
 
@@ -53,21 +50,13 @@ var _ Authenticator = (*WebhookClient)(nil)
 
 // NewWebhookClient checks cfg and returns a client for it.
 func NewWebhookClient(cfg WebhookConfig) (*WebhookClient, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: webhook URL %q must be an absolute http(s) URL", ErrInvalidConfig, cfg.URL)
+	c, err := webhook.NewClient(webhook.Config{
+		URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, MaxResponseBytes: MaxTokenReviewBytes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("%w: webhook timeout must not be negative", ErrInvalidConfig)
-	}
-	c := &WebhookClient{url: u.String(), client: cfg.HTTPClient, timeout: cfg.Timeout, implied: cfg.ImplicitAudiences}
-	if c.client == nil {
-		c.client = &http.Client{}
-	}
-	if c.timeout == 0 {
-		c.timeout = DefaultWebhookTimeout
-	}
-	return c, nil
+	return &WebhookClient{client: c, implied: cfg.ImplicitAudiences}, nil
 }
 
 // AuthenticateToken POSTs a TokenReview for token, with the audiences asked
@@ -87,44 +76,13 @@ func (c *WebhookClient) AuthenticateToken(ctx context.Context, token string) (*R
 
 // review sends one TokenReview and returns the status of the answer.
 func (c *WebhookClient) review(ctx context.Context, spec authenticationv1.TokenReviewSpec) (*authenticationv1.TokenReviewStatus, error) {
-	body, err := json.Marshal(&authenticationv1.TokenReview{
+	var review authenticationv1.TokenReview
+	_, err := c.client.Post(ctx, &authenticationv1.TokenReview{
 		TypeMeta: metav1.TypeMeta{Kind: "TokenReview", APIVersion: authenticationv1.SchemeGroupVersion.String()},
 		Spec:     spec,
-	})
+	}, &review)
 	if err != nil {
-		return nil, fmt.Errorf("authn: encoding TokenReview: %w", err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrWebhookUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrWebhookUnavailable, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxTokenReviewBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading answer: %w", ErrWebhookUnavailable, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fmt.Errorf("%w: HTTP %d%s", ErrWebhookUnavailable, resp.StatusCode, statusMessage(data))
-	}
-	return decodeReview(data)
-}
-
-// decodeReview parses a webhook's answer.
-func decodeReview(data []byte) (*authenticationv1.TokenReviewStatus, error) {
-	if len(data) > MaxTokenReviewBytes {
-		return nil, fmt.Errorf("%w: answer larger than %d bytes", ErrMalformedReview, MaxTokenReviewBytes)
-	}
-	var review authenticationv1.TokenReview
-	if err := json.Unmarshal(data, &review); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformedReview, err)
+		return nil, webhook.Relabel(err, ErrWebhookUnavailable, ErrMalformedReview)
 	}
 	if review.Kind != "TokenReview" || review.APIVersion != authenticationv1.SchemeGroupVersion.String() {
 		return nil, fmt.Errorf("%w: got kind %q apiVersion %q", ErrMalformedReview, review.Kind, review.APIVersion)
@@ -158,14 +116,4 @@ func (c *WebhookClient) decide(status *authenticationv1.TokenReviewStatus, want 
 		}
 	}
 	return &Response{User: status.User, Audiences: auds}, true, nil
-}
-
-// statusMessage extracts the message of a metav1.Status error body, if the
-// body is one, for the error text.
-func statusMessage(data []byte) string {
-	var s metav1.Status
-	if json.Unmarshal(data, &s) != nil || s.Kind != "Status" || s.Message == "" {
-		return ""
-	}
-	return ": " + s.Message
 }

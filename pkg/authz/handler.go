@@ -1,20 +1,18 @@
 package authz
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strconv"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // maxReviewBytes bounds a review body; kube-apiserver's limit for a whole
@@ -43,29 +41,17 @@ func NewSubjectAccessReviewHandler(a Authorizer) http.Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		apierror.Write(w, apierrors.NewMethodNotSupported(authorizationv1.Resource("subjectaccessreviews"), r.Method))
-		return
-	}
-	review, err := decodeReview(w, r)
-	if err != nil {
-		apierror.Write(w, err)
+	review, ok := decodeReview(w, r)
+	if !ok {
 		return
 	}
 	res, err := h.authorize(r, review)
 	review.TypeMeta = reviewTypeMeta
 	review.Status = statusOf(res, err)
-	body, err := json.Marshal(review)
-	if err != nil {
-		apierror.Write(w, apierrors.NewInternalError(err))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
 	if res.Revision != 0 {
 		w.Header().Set(RevisionHeader, strconv.FormatInt(res.Revision, 10))
 	}
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(append(body, '\n'))
+	webhook.WriteJSON(w, http.StatusCreated, review)
 }
 
 func (h *reviewHandler) authorize(r *http.Request, review *authorizationv1.SubjectAccessReview) (Result, error) {
@@ -75,43 +61,26 @@ func (h *reviewHandler) authorize(r *http.Request, review *authorizationv1.Subje
 	return h.authorizer.Authorize(r.Context(), attributesOf(&review.Spec))
 }
 
-// decodeReview reads and validates the posted review; its errors are API
-// errors ready to write.
-func decodeReview(w http.ResponseWriter, r *http.Request) (*authorizationv1.SubjectAccessReview, error) {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		if mt, _, _ := mime.ParseMediaType(ct); mt != "application/json" {
-			return nil, unsupportedMediaType(ct)
-		}
-	}
+// decodeReview reads and validates the posted review. When it cannot be
+// answered it has written the Status error kube's endpoint would give and
+// returns false.
+func decodeReview(w http.ResponseWriter, r *http.Request) (*authorizationv1.SubjectAccessReview, bool) {
 	var review authorizationv1.SubjectAccessReview
-	err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxReviewBytes)).Decode(&review)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d bytes", maxReviewBytes))
-	case err != nil:
-		return nil, apierrors.NewBadRequest("decoding SubjectAccessReview: " + err.Error())
+	if !webhook.DecodeRequest(w, r, authorizationv1.Resource("subjectaccessreviews"), maxReviewBytes, &review) {
+		return nil, false
 	}
 	// An empty type means "the endpoint's type", as kube's create handler
 	// reads it; anything else is a different object.
 	if tm := review.TypeMeta; (tm.Kind != "" || tm.APIVersion != "") && tm != reviewTypeMeta {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("expected %s %s, got %s %s",
-			reviewTypeMeta.APIVersion, reviewTypeMeta.Kind, tm.APIVersion, tm.Kind))
+		apierror.Write(w, apierrors.NewBadRequest(fmt.Sprintf("expected %s %s, got %s %s",
+			reviewTypeMeta.APIVersion, reviewTypeMeta.Kind, tm.APIVersion, tm.Kind)))
+		return nil, false
 	}
 	if errs := validateSpec(&review.Spec); len(errs) > 0 {
-		return nil, apierrors.NewInvalid(reviewKind, "", errs)
+		apierror.Write(w, apierrors.NewInvalid(reviewKind, "", errs))
+		return nil, false
 	}
-	return &review, nil
-}
-
-// unsupportedMediaType is kube's 415: the webhook protocol is JSON.
-func unsupportedMediaType(ct string) *apierrors.StatusError {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusUnsupportedMediaType,
-		Reason:  metav1.StatusReasonUnsupportedMediaType,
-		Message: fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: application/json; got %q", ct),
-	}}
+	return &review, true
 }
 
 // validateSpec checks what kube's SubjectAccessReview endpoint checks.

@@ -1,22 +1,20 @@
 package authz
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // DefaultWebhookTimeout bounds one review when WebhookConfig.Timeout is
 // zero.
-const DefaultWebhookTimeout = 10 * time.Second
+const DefaultWebhookTimeout = webhook.DefaultTimeout
 
 // maxAnswerBytes bounds how much of an answer the client reads.
 const maxAnswerBytes = 1 << 20
@@ -29,8 +27,8 @@ type WebhookConfig struct {
 	URL string
 
 	// HTTPClient carries the calls, with whatever TLS and credentials the
-	// hop needs. Nil means a client of its own that does not follow
-	// redirects (a redirected POST would come back as a GET).
+	// hop needs; see webhook.Config.HTTPClient (nil is Go's default
+	// transport, and redirects are never followed).
 	HTTPClient *http.Client
 
 	// Timeout bounds each review, whatever the caller's context allows.
@@ -44,77 +42,33 @@ type WebhookConfig struct {
 // status, an answer that is not a SubjectAccessReview) is an error with
 // DecisionNoOpinion, never an allow.
 type WebhookClient struct {
-	url     string
-	client  *http.Client
-	timeout time.Duration
+	client *webhook.Client
 }
 
 var _ Authorizer = (*WebhookClient)(nil)
 
 // NewWebhookClient validates cfg and returns a client.
 func NewWebhookClient(cfg WebhookConfig) (*WebhookClient, error) {
-	u, err := url.Parse(cfg.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: webhook URL %q must be an absolute http or https URL", ErrInvalidConfig, cfg.URL)
+	c, err := webhook.NewClient(webhook.Config{
+		URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, MaxResponseBytes: maxAnswerBytes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("%w: negative webhook timeout", ErrInvalidConfig)
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultWebhookTimeout
-	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		}}
-	}
-	return &WebhookClient{url: u.String(), client: client, timeout: cfg.Timeout}, nil
+	return &WebhookClient{client: c}, nil
 }
 
 // Authorize implements Authorizer by POSTing a SubjectAccessReview.
 func (c *WebhookClient) Authorize(ctx context.Context, a Attributes) (Result, error) {
 	noAnswer := Result{Decision: DecisionNoOpinion}
-	body, err := json.Marshal(newReview(a))
+	var review authorizationv1.SubjectAccessReview
+	header, err := c.client.Post(ctx, newReview(a), &review)
 	if err != nil {
-		return noAnswer, fmt.Errorf("authz: encoding SubjectAccessReview: %w", err)
+		return noAnswer, webhook.Relabel(err, ErrUnavailable, ErrMalformedReview)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		return noAnswer, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return noAnswer, fmt.Errorf("%w: %v", ErrUnavailable, err)
-	}
-	defer resp.Body.Close()
-	return readAnswer(resp)
-}
-
-// readAnswer turns the webhook's HTTP answer into a Result.
-func readAnswer(resp *http.Response) (Result, error) {
-	noAnswer := Result{Decision: DecisionNoOpinion}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
-	if err != nil {
-		return noAnswer, fmt.Errorf("%w: reading answer: %v", ErrUnavailable, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return noAnswer, fmt.Errorf("%w: webhook answered %s", ErrUnavailable, resp.Status)
-	}
-	if len(data) > maxAnswerBytes {
-		return noAnswer, fmt.Errorf("%w: answer larger than %d bytes", ErrMalformedReview, maxAnswerBytes)
-	}
-	revision, err := parseRevision(resp.Header.Get(RevisionHeader))
+	revision, err := parseRevision(header.Get(RevisionHeader))
 	if err != nil {
 		return noAnswer, err
-	}
-	var review authorizationv1.SubjectAccessReview
-	if err := json.Unmarshal(data, &review); err != nil {
-		return noAnswer, fmt.Errorf("%w: %v", ErrMalformedReview, err)
 	}
 	if review.TypeMeta != reviewTypeMeta {
 		return noAnswer, fmt.Errorf("%w: got %q %q", ErrMalformedReview, review.APIVersion, review.Kind)
