@@ -1,14 +1,80 @@
-// Command aggregator will serve kubesplit's aggregator stage. It is a placeholder until the
-// split chain lands (see DESIGN.md, "The five services"); it exits with an
-// error so nobody mistakes it for a working stage.
+// Command aggregator is kubesplit's front door: it serves HTTPS to kubectl,
+// authenticates and authorizes every request, and forwards it to the
+// service that serves its path with a signed identity assertion.
 package main
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubesplit/kubesplit/services/aggregator/aggregator"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 )
 
 func main() {
-	fmt.Fprintln(os.Stderr, "kubesplit-aggregator: not implemented yet")
-	os.Exit(2)
+	cfg := aggregator.Config{}
+	fs := pflag.NewFlagSet("aggregator", pflag.ContinueOnError)
+	fs.StringVar(&cfg.BindAddress, "bind-address", "127.0.0.1:6443", "host:port to serve HTTPS on (port 0 picks a free port)")
+	fs.StringVar(&cfg.TLSCertFile, "tls-cert-file", "", "serving certificate; empty generates a self-signed one under --cert-dir")
+	fs.StringVar(&cfg.TLSPrivateKeyFile, "tls-private-key-file", "", "key of --tls-cert-file")
+	fs.StringVar(&cfg.CertDir, "cert-dir", ".run/aggregator",
+		"directory of generated certificates (ca.crt is the CA kubeconfigs trust) and of the generated identity key")
+	fs.StringVar(&cfg.IdentityKeyFile, "identity-key-file", "",
+		"private key signing the identity assertions upstreams verify; empty generates <cert-dir>/identity.key and identity.pub")
+	fs.StringVar(&cfg.IdentityIssuer, "identity-issuer", aggregator.DefaultIdentityIssuer, "issuer named in identity assertions")
+	fs.StringSliceVar(&cfg.Upstreams.Registry, "registry-url", nil, "base URLs of the registry (required)")
+	fs.StringSliceVar(&cfg.Upstreams.Authn, "authn-url", nil, "base URLs of the authn service (TokenReview)")
+	fs.StringSliceVar(&cfg.Upstreams.Authz, "authz-url", nil, "base URLs of the authz service (SubjectAccessReview)")
+	fs.StringVar(&cfg.UpstreamCAFile, "upstream-ca-file", "", "CA certificates upstreams' https certificates chain to; empty means the system's")
+	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "static token file checked in the aggregator itself, before any authn service")
+	fs.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous, to be authorized like anyone")
+	fs.StringSliceVar(&cfg.AuthorizationMode, "authorization-mode", []string{aggregator.ModeWebhook},
+		"authorizers asked in order after system:masters: AlwaysAllow, AlwaysDeny, Webhook (needs --authz-url)")
+	fs.IntVar(&cfg.MaxRequestsInflight, "max-requests-inflight", filters.DefaultMaxRequestsInFlight, "non-mutating requests served at once (0 no limit)")
+	fs.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", filters.DefaultMaxMutatingRequestsInFlight,
+		"mutating requests served at once (0 no limit)")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", filters.DefaultRequestTimeout, "time limit of a non-long-running request")
+	fs.DurationVar(&cfg.AuthenticationCacheTTL, "authentication-token-webhook-cache-ttl", aggregator.DefaultAuthenticationCacheTTL,
+		"how long the authn service's answers are cached")
+	fs.DurationVar(&cfg.AuthorizationCacheTTL, "authorization-webhook-cache-ttl", aggregator.DefaultAuthorizationCacheTTL,
+		"how long the authz service's decisions are cached")
+	addressFile := fs.String("address-file", "", "write the URL the aggregator serves on to this file once it is ready")
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		if err == pflag.ErrHelp {
+			return
+		}
+		os.Exit(2)
+	}
+	if err := run(cfg, *addressFile); err != nil {
+		fmt.Fprintln(os.Stderr, "aggregator:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cfg aggregator.Config, addressFile string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
+	srv, err := aggregator.Start(startCtx, cfg)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	slog.Info("aggregator serving", "url", srv.URL())
+	if addressFile != "" {
+		if err := os.WriteFile(addressFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	<-ctx.Done()
+	slog.Info("aggregator shutting down")
+	return nil
 }

@@ -1,0 +1,39 @@
+package aggregator
+
+import (
+	"net/http"
+
+	"github.com/kubesplit/kubesplit/pkg/authn"
+)
+
+// newAuthenticator is the union of the local token file and the authn
+// upstream, in that order, so that the fused composition (a token file
+// and no authn) and the split one use the same chain. Only the remote
+// authenticator is cached: the token file is an in-memory lookup already.
+func newAuthenticator(cfg Config, authnClient *http.Client) (authn.Authenticator, error) {
+	var list []authn.Authenticator
+	if cfg.TokenAuthFile != "" {
+		tf, err := authn.NewTokenFile(cfg.TokenAuthFile)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, tf)
+	}
+	if authnClient != nil {
+		wc, err := authn.NewWebhookClient(authn.WebhookConfig{
+			URL:        upstreamPlaceholder(authnUpstream) + authn.TokenReviewPath,
+			HTTPClient: authnClient,
+		})
+		if err != nil {
+			return nil, err
+		}
+		cached, err := authn.NewCached(wc, authn.CacheConfig{
+			TTL: cfg.AuthenticationCacheTTL, MaxEntries: 10000,
+		})
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, cached)
+	}
+	return authn.Union(list...), nil
+}

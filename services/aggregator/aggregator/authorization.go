@@ -1,0 +1,81 @@
+package aggregator
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/kubesplit/kubesplit/pkg/authz"
+)
+
+// The authorization modes, named as kube-apiserver's --authorization-mode
+// values.
+const (
+	ModeAlwaysAllow = "AlwaysAllow"
+	ModeAlwaysDeny  = "AlwaysDeny"
+	ModeWebhook     = "Webhook"
+)
+
+// modeDeps is what a mode may need to build its authorizer.
+type modeDeps struct {
+	cfg Config
+	// authzClient reaches the authz upstream; the URL's host is replaced
+	// by a healthy endpoint's. Nil without an authz upstream.
+	authzClient *http.Client
+}
+
+// authorizationModes is the one table of authorization modes, by name.
+var authorizationModes = map[string]func(modeDeps) (authz.Authorizer, error){
+	ModeAlwaysAllow: func(modeDeps) (authz.Authorizer, error) { return authz.AlwaysAllow(), nil },
+	ModeAlwaysDeny:  func(modeDeps) (authz.Authorizer, error) { return authz.AlwaysDeny(), nil },
+	ModeWebhook:     newWebhookAuthorizer,
+}
+
+// newWebhookAuthorizer asks the authz upstream, with its answers cached:
+// only the remote mode is cached, the built-in ones answer faster than a
+// cache lookup.
+func newWebhookAuthorizer(d modeDeps) (authz.Authorizer, error) {
+	if d.authzClient == nil {
+		return nil, fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, ModeWebhook)
+	}
+	wc, err := authz.NewWebhookClient(authz.WebhookConfig{
+		URL:        upstreamPlaceholder(authzUpstream) + authz.SubjectAccessReviewPath,
+		HTTPClient: d.authzClient,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return authz.NewCached(wc, authz.CacheConfig{
+		AllowTTL: d.cfg.AuthorizationCacheTTL, DenyTTL: d.cfg.AuthorizationCacheTTL, MaxEntries: 10000,
+	})
+}
+
+// newAuthorizer is the chain of DESIGN.md: system:masters allowed without
+// asking anyone, so that authz can sync its own policy through the
+// aggregator before it is ready, then the configured modes in order.
+func newAuthorizer(d modeDeps) (authz.Authorizer, error) {
+	list := []authz.Authorizer{authz.SystemMasters()}
+	for _, name := range d.cfg.AuthorizationMode {
+		newMode, ok := authorizationModes[name]
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown authorization mode %q", ErrInvalidConfig, name)
+		}
+		a, err := newMode(d)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, a)
+	}
+	return authz.Chain(list...)
+}
+
+// modeNames lists the known modes, sorted, for error messages.
+func modeNames() string {
+	var names []string
+	for n := range authorizationModes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}

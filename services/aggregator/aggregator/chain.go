@@ -1,0 +1,58 @@
+package aggregator
+
+import (
+	"net/http"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
+)
+
+// stages are the parts the chain is assembled from.
+type stages struct {
+	authenticator authn.Authenticator
+	authorizer    authz.Authorizer
+	health        http.Handler // the health endpoints
+	api           http.Handler // routing to the upstreams
+}
+
+// buildChain is the aggregator's handler chain, listed in the order a
+// request runs through it (DESIGN.md, "One request").
+func buildChain(cfg Config, s stages) (http.Handler, error) {
+	limiter, err := filters.NewInFlightLimiter(filters.MaxInFlightConfig{
+		MaxRequests: cfg.MaxRequestsInflight, MaxMutating: cfg.MaxMutatingRequestsInflight,
+	})
+	if err != nil {
+		return nil, err
+	}
+	deadline, err := filters.WithRequestDeadline(cfg.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{UserFrom: userFrom})
+	if err != nil {
+		return nil, err
+	}
+	return filters.Chain(
+		filters.WithPanicRecovery(cfg.Log),
+		filters.WithRequestID(),
+		filters.WithMaxInFlight(limiter),
+		deadline,
+		filters.WithRequestInfo(),
+		withHealth(s.health),
+		authn.WithAuthentication(s.authenticator, authn.Options{Anonymous: cfg.AnonymousAuth}),
+		withImpersonation(s.authorizer),
+		authorize,
+	)(s.api), nil
+}
+
+// userFrom reads the user authentication (or impersonation) put on r.
+func userFrom(r *http.Request) (authenticationv1.UserInfo, bool) {
+	u, ok := authn.UserFrom(r.Context())
+	if !ok {
+		return authenticationv1.UserInfo{}, false
+	}
+	return *u, true
+}

@@ -1,0 +1,150 @@
+package aggregator
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// Defaults for the zero values of Config.
+const (
+	// DefaultIdentityIssuer is the iss of the aggregator's assertions; the
+	// registry's --identity-issuer defaults to the same.
+	DefaultIdentityIssuer = "kubesplit-aggregator"
+	// DefaultAuthenticationCacheTTL is how long a webhook's answer for a
+	// token is reused, as kube's --authentication-token-webhook-cache-ttl.
+	DefaultAuthenticationCacheTTL = 10 * time.Second
+	// DefaultAuthorizationCacheTTL is how long a webhook's decision is
+	// reused. It is shorter than kube's 5 minutes because the policy
+	// revision push that would invalidate answers early is not wired yet.
+	DefaultAuthorizationCacheTTL = 10 * time.Second
+)
+
+// UpstreamURLs are the base URLs (scheme://host[:port]) of the services
+// behind the aggregator. A DNS name stands for every address it resolves
+// to (see the upstream package).
+type UpstreamURLs struct {
+	// Registry serves the Kubernetes API itself. Required.
+	Registry []string
+	// Authn serves TokenReview; when set, tokens the local token file does
+	// not know are asked there, and authentication.k8s.io is routed there.
+	Authn []string
+	// Authz serves SubjectAccessReview, for the "Webhook" authorization
+	// mode, and authorization.k8s.io is routed there.
+	Authz []string
+}
+
+// Config configures an aggregator. Field names follow kube-apiserver's
+// flags where the concept is the same.
+type Config struct {
+	// BindAddress is the host:port to serve HTTPS on; port 0 picks a free
+	// port (kube's --bind-address and --secure-port together). Required.
+	BindAddress string
+	// TLSCertFile and TLSPrivateKeyFile are the serving certificate and its
+	// key (--tls-cert-file, --tls-private-key-file). When both are empty, a
+	// self-signed CA and a certificate for 127.0.0.1 and localhost are
+	// generated under CertDir on the first start and reused afterwards.
+	TLSCertFile, TLSPrivateKeyFile string
+	// CertDir holds the generated certificates (ca.crt, which kubeconfigs
+	// trust, apiserver.crt, apiserver.key) and the generated identity key
+	// (--cert-dir). Required unless both the TLS files and IdentityKeyFile
+	// are given.
+	CertDir string
+	// IdentityKeyFile is the aggregator's private key, which signs the
+	// identity assertions its upstreams verify. Empty means
+	// CertDir/identity.key, generated with CertDir/identity.pub (the file
+	// to give upstreams) when absent.
+	IdentityKeyFile string
+	// IdentityIssuer names the aggregator in its assertions; empty means
+	// DefaultIdentityIssuer.
+	IdentityIssuer string
+	// Upstreams are the services requests are forwarded to.
+	Upstreams UpstreamURLs
+	// UpstreamCAFile, when set, holds the CA certificates that upstreams'
+	// https serving certificates must chain to; empty means the system's.
+	UpstreamCAFile string
+	// TokenAuthFile is a static token file (--token-auth-file), checked in
+	// the aggregator itself before any authn upstream: the fused
+	// composition when no authn upstream is given.
+	TokenAuthFile string
+	// AnonymousAuth lets requests without credentials through as
+	// system:anonymous (--anonymous-auth), to be authorized like anyone.
+	// The zero value refuses them with 401, so a forgotten setting denies.
+	AnonymousAuth bool
+	// AuthorizationMode lists the authorizers asked in order
+	// (--authorization-mode): "AlwaysAllow", "AlwaysDeny", "Webhook". The
+	// system:masters group is always allowed first, without asking them.
+	// Required.
+	AuthorizationMode []string
+	// MaxRequestsInflight and MaxMutatingRequestsInflight bound the
+	// requests served at once (--max-requests-inflight,
+	// --max-mutating-requests-inflight); zero means no bound.
+	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	// RequestTimeout bounds a non-long-running request (--request-timeout);
+	// zero means the filters' default, 60s.
+	RequestTimeout time.Duration
+	// AuthenticationCacheTTL is how long an authn webhook's answer is
+	// reused; zero means DefaultAuthenticationCacheTTL.
+	AuthenticationCacheTTL time.Duration
+	// AuthorizationCacheTTL is how long an authz webhook's decision is
+	// reused; zero means DefaultAuthorizationCacheTTL.
+	AuthorizationCacheTTL time.Duration
+	// Log receives the aggregator's logs; nil means slog.Default().
+	Log *slog.Logger
+}
+
+// withDefaults returns cfg with its zero values filled in.
+func (cfg Config) withDefaults() Config {
+	if cfg.IdentityIssuer == "" {
+		cfg.IdentityIssuer = DefaultIdentityIssuer
+	}
+	if cfg.AuthenticationCacheTTL == 0 {
+		cfg.AuthenticationCacheTTL = DefaultAuthenticationCacheTTL
+	}
+	if cfg.AuthorizationCacheTTL == 0 {
+		cfg.AuthorizationCacheTTL = DefaultAuthorizationCacheTTL
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return cfg
+}
+
+// validate refuses what Start cannot run; the stage constructors check
+// the rest.
+func (cfg Config) validate() error {
+	switch {
+	case cfg.BindAddress == "":
+		return fmt.Errorf("%w: no bind address", ErrInvalidConfig)
+	case len(cfg.Upstreams.Registry) == 0:
+		return fmt.Errorf("%w: no registry upstream", ErrInvalidConfig)
+	case (cfg.TLSCertFile == "") != (cfg.TLSPrivateKeyFile == ""):
+		return fmt.Errorf("%w: TLS certificate and key must be given together", ErrInvalidConfig)
+	case cfg.CertDir == "" && (cfg.TLSCertFile == "" || cfg.IdentityKeyFile == ""):
+		return fmt.Errorf("%w: a cert dir is needed to generate what is not given", ErrInvalidConfig)
+	case cfg.RequestTimeout < 0 || cfg.AuthenticationCacheTTL < 0 || cfg.AuthorizationCacheTTL < 0:
+		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
+	}
+	return validateModes(cfg.AuthorizationMode, len(cfg.Upstreams.Authz) > 0)
+}
+
+// validateModes checks the authorization modes as kube does: known names,
+// none twice, and Webhook only with an authz upstream to ask.
+func validateModes(modes []string, haveAuthz bool) error {
+	if len(modes) == 0 {
+		return fmt.Errorf("%w: no authorization mode", ErrInvalidConfig)
+	}
+	for i, m := range modes {
+		if _, ok := authorizationModes[m]; !ok {
+			return fmt.Errorf("%w: unknown authorization mode %q (known: %v)", ErrInvalidConfig, m, modeNames())
+		}
+		if slices.Contains(modes[:i], m) {
+			return fmt.Errorf("%w: authorization mode %q given twice", ErrInvalidConfig, m)
+		}
+	}
+	if slices.Contains(modes, ModeWebhook) && !haveAuthz {
+		return fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, ModeWebhook)
+	}
+	return nil
+}

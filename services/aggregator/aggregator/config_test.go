@@ -1,0 +1,38 @@
+package aggregator
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestValidateRejects(t *testing.T) {
+	good := func() Config {
+		return Config{
+			BindAddress: "127.0.0.1:0", CertDir: t.TempDir(),
+			Upstreams:         UpstreamURLs{Registry: []string{"http://127.0.0.1:1"}},
+			AuthorizationMode: []string{ModeAlwaysDeny},
+		}
+	}
+	if err := good().validate(); err != nil {
+		t.Fatalf("valid config refused: %v", err)
+	}
+	cases := map[string]func(*Config){
+		"no bind address":          func(c *Config) { c.BindAddress = "" },
+		"no registry":              func(c *Config) { c.Upstreams.Registry = nil },
+		"cert without key":         func(c *Config) { c.TLSCertFile = "x.crt" },
+		"nothing to generate in":   func(c *Config) { c.CertDir = "" },
+		"no authorization mode":    func(c *Config) { c.AuthorizationMode = nil },
+		"unknown mode":             func(c *Config) { c.AuthorizationMode = []string{"RBAC"} },
+		"mode twice":               func(c *Config) { c.AuthorizationMode = []string{ModeAlwaysDeny, ModeAlwaysDeny} },
+		"webhook without authz":    func(c *Config) { c.AuthorizationMode = []string{ModeWebhook} },
+		"negative request timeout": func(c *Config) { c.RequestTimeout = -time.Second },
+	}
+	for name, mutate := range cases {
+		c := good()
+		mutate(&c)
+		if err := c.validate(); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("%s: %v, want ErrInvalidConfig", name, err)
+		}
+	}
+}

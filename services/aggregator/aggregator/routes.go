@@ -1,0 +1,154 @@
+package aggregator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/proxy"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
+)
+
+// healthEndpoints are served by the aggregator itself, with no
+// credentials, so that probes work (DESIGN.md, "Trust between hops").
+var healthEndpoints = []string{"/healthz", "/livez", "/readyz"}
+
+// healthHandler serves the health endpoints: live while the process
+// serves, ready while every upstream has a healthy endpoint, with a check
+// per upstream so that ?verbose says which one is missing.
+func healthHandler(ups map[string]*upstream.Upstream) http.Handler {
+	mux := http.NewServeMux()
+	var ready []health.Check
+	names := make([]string, 0, len(ups))
+	for name := range ups {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		ready = append(ready, health.Check{Name: "upstream-" + name, Func: upstreamReady(ups[name])})
+	}
+	for _, ep := range healthEndpoints {
+		h := health.Handler(ep, health.Ping)
+		if ep == "/readyz" {
+			h = health.Handler(ep, append([]health.Check{health.Ping}, ready...)...)
+		}
+		mux.Handle(ep, h)
+		mux.Handle(ep+"/", h)
+	}
+	return mux
+}
+
+func upstreamReady(u *upstream.Upstream) func(context.Context) error {
+	return func(context.Context) error {
+		eps := u.Endpoints()
+		for _, ep := range eps {
+			if ep.Healthy {
+				return nil
+			}
+		}
+		if len(eps) == 0 {
+			return errors.New("no endpoint")
+		}
+		return fmt.Errorf("no healthy endpoint of %d: %v", len(eps), eps[0].Err)
+	}
+}
+
+// withHealth serves the health endpoints before anything asks who the
+// caller is; every other request goes on down the chain.
+func withHealth(h http.Handler) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if isHealthPath(r.URL.Path) {
+				h.ServeHTTP(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func isHealthPath(p string) bool {
+	for _, ep := range healthEndpoints {
+		if p == ep || strings.HasPrefix(p, ep+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// newProxies returns a proxy per upstream whose requests carry the
+// authenticated (or impersonated) user's signed identity, with the
+// upstream's name as audience.
+func newProxies(ups map[string]*upstream.Upstream, signer *identity.Signer, cfg Config) (map[string]discovery.Backend, error) {
+	backends := map[string]discovery.Backend{}
+	for name, u := range ups {
+		p, err := proxy.New(proxy.Config{Upstream: u, Decorate: signIdentity(signer, name), Log: cfg.Log})
+		if err != nil {
+			return nil, err
+		}
+		backends[name] = p
+	}
+	return backends, nil
+}
+
+// signIdentity is a proxy's Decorate hook for upstream audience.
+func signIdentity(signer *identity.Signer, audience string) func(*http.Request) error {
+	return func(r *http.Request) error {
+		u, ok := authn.UserFrom(r.Context())
+		if !ok {
+			return errors.New("no authenticated user on the request")
+		}
+		return signer.SetHeader(r, identity.FromUserInfo(*u), audience)
+	}
+}
+
+// newAPIHandler routes what passed authorization: API paths through the
+// table to their upstream (and the merged /apis), /version and /openapi
+// to the registry, which serves them; everything else is 404.
+func newAPIHandler(backends map[string]discovery.Backend) (http.Handler, error) {
+	table, err := discovery.NewTable(registryUpstream, configuredRules(backends)...)
+	if err != nil {
+		return nil, err
+	}
+	disc, err := discovery.New(discovery.Config{
+		Table: table, Backends: backends,
+		// The merged /apis is shared by every caller, so it is fetched as
+		// the aggregator, not as whoever happened to trigger the fetch.
+		FetchContext: func(ctx context.Context) context.Context {
+			u := selfUser.ToUserInfo()
+			return authn.WithUser(ctx, &u)
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	registry := backends[registryUpstream]
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		if p == "/version" || p == "/openapi" || strings.HasPrefix(p, "/openapi/") {
+			registry.ServeHTTP(w, r)
+			return
+		}
+		disc.ServeHTTP(w, r)
+	}), nil
+}
+
+// configuredRules are the default routes whose upstream is configured:
+// without an authn upstream, authentication.k8s.io falls to the registry
+// like any unknown group rather than to nobody.
+func configuredRules(backends map[string]discovery.Backend) []discovery.Rule {
+	var rules []discovery.Rule
+	for _, r := range discovery.DefaultRules() {
+		if backends[r.Upstream] != nil {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}

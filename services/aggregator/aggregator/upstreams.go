@@ -1,0 +1,118 @@
+package aggregator
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
+)
+
+// The upstream names: each is also the audience of the assertions sent
+// to it, which is what the registry's verifier expects.
+const (
+	registryUpstream = discovery.Registry
+	authnUpstream    = discovery.Authn
+	authzUpstream    = discovery.Authz
+)
+
+// selfUser is who the aggregator asserts it is when it calls an upstream
+// on its own behalf (webhook reviews, the merged /apis): a name nobody can
+// obtain a token for.
+var selfUser = identity.User{Name: "system:kubesplit:aggregator", Groups: []string{"system:authenticated"}}
+
+// startUpstreams creates and starts the configured upstreams, by name;
+// they run until ctx is done.
+func startUpstreams(ctx context.Context, cfg Config) (map[string]*upstream.Upstream, error) {
+	transport, err := upstreamTransport(cfg.UpstreamCAFile)
+	if err != nil {
+		return nil, err
+	}
+	ups := map[string]*upstream.Upstream{}
+	for name, urls := range map[string][]string{
+		registryUpstream: cfg.Upstreams.Registry,
+		authnUpstream:    cfg.Upstreams.Authn,
+		authzUpstream:    cfg.Upstreams.Authz,
+	} {
+		if len(urls) == 0 {
+			continue
+		}
+		u, err := upstream.New(upstream.Config{Name: name, URLs: urls, Transport: transport.Clone(), Log: cfg.Log})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+		ups[name] = u
+	}
+	for _, u := range ups {
+		u.Start(ctx)
+	}
+	return ups, nil
+}
+
+// upstreamTransport is Go's default transport, trusting caFile's
+// certificates when given.
+func upstreamTransport(caFile string) (*http.Transport, error) {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if caFile == "" {
+		return t, nil
+	}
+	pemBytes, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w: upstream CA: %w", ErrInvalidConfig, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		return nil, fmt.Errorf("%w: upstream CA %s holds no certificate", ErrInvalidConfig, caFile)
+	}
+	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return t, nil
+}
+
+// upstreamPlaceholder is the base URL a webhook client is configured
+// with; poolTransport replaces its scheme and host with an endpoint's.
+func upstreamPlaceholder(name string) string { return "http://" + name + ".upstream.invalid" }
+
+// webhookClient returns a client whose requests go to a healthy endpoint
+// of u, signed as the aggregator itself; nil when u is nil.
+func webhookClient(u *upstream.Upstream, signer *identity.Signer) *http.Client {
+	if u == nil {
+		return nil
+	}
+	return &http.Client{
+		Transport: signer.Transport(&poolTransport{up: u}, selfUser, u.Name()),
+		// A redirected POST would come back as a GET: refuse to follow.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// poolTransport sends each request to a healthy endpoint of an upstream,
+// and takes an endpoint it cannot connect to out of rotation at once.
+type poolTransport struct {
+	up *upstream.Upstream
+}
+
+// RoundTrip implements http.RoundTripper.
+func (p *poolTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	target, err := p.up.Pick()
+	if err != nil {
+		if r.Body != nil {
+			_ = r.Body.Close()
+		}
+		return nil, err
+	}
+	out := r.Clone(r.Context())
+	out.URL.Scheme, out.URL.Host, out.Host = target.Scheme, target.Host, ""
+	resp, err := p.up.Transport().RoundTrip(out)
+	var opErr *net.OpError
+	if err != nil && errors.As(err, &opErr) && opErr.Op == "dial" {
+		p.up.Report(target, err)
+	}
+	return resp, err
+}

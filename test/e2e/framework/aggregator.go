@@ -1,0 +1,139 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	aggregatorOnce     sync.Once
+	aggregatorBuildErr error
+)
+
+// AggregatorBinDir is BinDir with the aggregator binary in it as well:
+// built there once per test process when $KUBESPLIT_BIN is unset.
+func AggregatorBinDir() (string, error) {
+	dir, err := BinDir()
+	if err != nil {
+		return "", err
+	}
+	aggregatorOnce.Do(func() {
+		if os.Getenv("KUBESPLIT_BIN") != "" {
+			return
+		}
+		root, err := repoRoot()
+		if err != nil {
+			aggregatorBuildErr = err
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "aggregator"), "./services/aggregator")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			aggregatorBuildErr = fmt.Errorf("build aggregator: %v\n%s", err, out)
+		}
+	})
+	return dir, aggregatorBuildErr
+}
+
+// Aggregator is an aggregator binary started by a test.
+type Aggregator struct {
+	// URL is https://127.0.0.1:<port>.
+	URL string
+	// CAFile is the CA its serving certificate chains to.
+	CAFile string
+	dir    string
+	cmd    *exec.Cmd
+	logs   *bytes.Buffer
+}
+
+// StartAggregator starts the aggregator binary on a free loopback port with
+// a certificate directory of the test's own, in front of the given
+// arguments' upstreams, waits until it serves, and stops it with SIGTERM
+// when the test ends.
+func StartAggregator(t testing.TB, args ...string) *Aggregator {
+	t.Helper()
+	bin, err := AggregatorBinDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	addrFile := filepath.Join(dir, "addr")
+	all := append([]string{"--bind-address", "127.0.0.1:0", "--cert-dir", filepath.Join(dir, "certs"), "--address-file", addrFile}, args...)
+	cmd := exec.Command(filepath.Join(bin, "aggregator"), all...)
+	logs := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	a := &Aggregator{CAFile: filepath.Join(dir, "certs", "ca.crt"), dir: dir, cmd: cmd, logs: logs}
+	t.Cleanup(func() { a.stop(t) })
+	a.URL = waitForFile(t, addrFile, cmd, logs)
+	return a
+}
+
+func (a *Aggregator) stop(t testing.TB) {
+	_ = a.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- a.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = a.cmd.Process.Kill()
+		<-done
+		t.Errorf("aggregator did not stop within 20s of SIGTERM")
+	}
+	if t.Failed() {
+		t.Logf("aggregator logs:\n%s", a.logs.String())
+	}
+}
+
+// Kubeconfig writes a kubeconfig for the aggregator, trusting its CA,
+// with token as the bearer token (none when empty), and returns its path.
+func (a *Aggregator) Kubeconfig(t testing.TB, name, token string) string {
+	t.Helper()
+	user := "{}"
+	if token != "" {
+		user = fmt.Sprintf("{token: %q}", token)
+	}
+	path := filepath.Join(a.dir, name+".kubeconfig")
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: kubesplit, cluster: {server: %q, certificate-authority: %q}}]
+users: [{name: %s, user: %s}]
+contexts: [{name: kubesplit, context: {cluster: kubesplit, user: %s}}]
+current-context: kubesplit
+`, a.URL, a.CAFile, name, user, name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Kubectl runs the kubectl on the PATH (or $KUBECTL) with kubeconfig and
+// a discovery cache of the test's own, and returns its output.
+func (a *Aggregator) Kubectl(t testing.TB, kubeconfig, stdin string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	base := []string{"--kubeconfig", kubeconfig, "--cache-dir", filepath.Join(a.dir, "kubectl-cache")}
+	cmd := exec.CommandContext(ctx, kubectlPath(), append(base, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// Stop stops the registry now, before the test ends, as an outage would.
+func (r *Registry) Stop(t testing.TB) {
+	t.Helper()
+	r.stop(t)
+}
