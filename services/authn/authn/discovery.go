@@ -1,0 +1,54 @@
+package authn
+
+import (
+	"net/http"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
+)
+
+// groupVersion is the one version of the group we serve.
+var groupVersion = metav1.GroupVersionForDiscovery{
+	GroupVersion: authenticationv1.SchemeGroupVersion.String(),
+	Version:      authenticationv1.SchemeGroupVersion.Version,
+}
+
+// apiGroup is authentication.k8s.io as discovery describes it.
+func apiGroup() metav1.APIGroup {
+	return metav1.APIGroup{
+		TypeMeta:         metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
+		Name:             authenticationv1.GroupName,
+		Versions:         []metav1.GroupVersionForDiscovery{groupVersion},
+		PreferredVersion: groupVersion,
+	}
+}
+
+// groupListHandler serves GET /apis, which the aggregator merges with the
+// other upstreams' into its own.
+func groupListHandler(w http.ResponseWriter, _ *http.Request) {
+	webhook.WriteJSON(w, http.StatusOK, metav1.APIGroupList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"},
+		Groups:   []metav1.APIGroup{apiGroup()},
+	})
+}
+
+// groupHandler serves GET /apis/authentication.k8s.io.
+func groupHandler(w http.ResponseWriter, _ *http.Request) {
+	webhook.WriteJSON(w, http.StatusOK, apiGroup())
+}
+
+// resourceListHandler serves GET /apis/authentication.k8s.io/v1: the two
+// create-only resources kube-apiserver lists there.
+func resourceListHandler(w http.ResponseWriter, _ *http.Request) {
+	create := metav1.Verbs{"create"}
+	webhook.WriteJSON(w, http.StatusOK, metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: groupVersion.GroupVersion,
+		APIResources: []metav1.APIResource{
+			{Name: "selfsubjectreviews", Kind: "SelfSubjectReview", Verbs: create},
+			{Name: "tokenreviews", Kind: "TokenReview", Verbs: create},
+		},
+	})
+}

@@ -1,0 +1,56 @@
+package authn
+
+import (
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/services/authn/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
+)
+
+// handlers are what the routes serve, built by Start.
+type handlers struct {
+	verifier     *identity.Verifier
+	tokenReview  http.Handler
+	tokenRequest http.Handler
+	oidcDocs     http.Handler
+	ready        []health.Check
+}
+
+// newRouter serves the open endpoints (health, the issuer's discovery
+// documents, which relying parties fetch without credentials) and puts
+// every API path behind the aggregator's assertion.
+func newRouter(h handlers) http.Handler {
+	api := http.NewServeMux()
+	api.Handle(pkgauthn.TokenReviewPath, h.tokenReview)
+	api.HandleFunc(SelfSubjectReviewPath, selfSubjectReviewHandler)
+	api.Handle("/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", h.tokenRequest)
+	api.HandleFunc("GET /apis", groupListHandler)
+	api.HandleFunc("GET /apis/authentication.k8s.io", groupHandler)
+	api.HandleFunc("GET /apis/authentication.k8s.io/v1", resourceListHandler)
+	api.HandleFunc("/", notFound)
+
+	open := http.NewServeMux()
+	open.Handle(oidc.DiscoveryPath, h.oidcDocs)
+	open.Handle(serviceaccount.JWKSPath, h.oidcDocs)
+	for _, ep := range []string{"/healthz", "/livez"} {
+		open.Handle(ep, health.Handler(ep, health.Ping))
+		open.Handle(ep+"/", health.Handler(ep, health.Ping))
+	}
+	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, h.ready...)...)
+	open.Handle("/readyz", ready)
+	open.Handle("/readyz/", ready)
+	open.Handle("/", identity.Require(h.verifier)(api))
+	return open
+}
+
+// notFound answers an unknown API path as kube-apiserver does.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "the server could not find the requested resource", 0, false))
+}

@@ -1,0 +1,157 @@
+package authn
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/services/authn/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
+)
+
+// shutdownTimeout bounds how long Close waits for requests in flight.
+const shutdownTimeout = 10 * time.Second
+
+// Server is a running authn service.
+type Server struct {
+	url    string
+	srv    *http.Server
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Start checks cfg, starts the ServiceAccount informer and serves. It
+// returns once the listener is open; /readyz passes once the informer
+// has its first list, since until then no service-account token can be
+// checked. ctx bounds the start only; Close stops the server.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h, err := newHandlers(runCtx, cfg)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ln := cfg.Listener
+	if ln == nil {
+		if ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.BindAddress); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	s := &Server{
+		url:    "http://" + ln.Addr().String(),
+		srv:    &http.Server{Handler: newRouter(h), ReadHeaderTimeout: 10 * time.Second},
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cfg.Log.Error("authn stopped serving", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// newHandlers builds the authenticators and handlers of cfg; the informer
+// runs until ctx is done.
+func newHandlers(ctx context.Context, cfg Config) (handlers, error) {
+	verifier, err := identity.NewVerifier(identity.VerifierConfig{Keys: cfg.IdentityKeys, Issuer: cfg.IdentityIssuer, Audience: Audience})
+	if err != nil {
+		return handlers{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	issuer, err := serviceaccount.NewIssuer(serviceaccount.IssuerConfig{
+		Key: cfg.ServiceAccountKey, Issuer: cfg.ServiceAccountIssuer, DefaultAudiences: cfg.APIAudiences,
+	})
+	if err != nil {
+		return handlers{}, err
+	}
+	informer, err := serviceaccount.NewInformerLookup(cfg.Client, cfg.Resync)
+	if err != nil {
+		return handlers{}, err
+	}
+	authenticator, err := newAuthenticator(cfg, issuer, informer)
+	if err != nil {
+		return handlers{}, err
+	}
+	direct, err := serviceaccount.NewClientLookup(cfg.Client)
+	if err != nil {
+		return handlers{}, err
+	}
+	tokenRequest, err := serviceaccount.NewTokenRequestHandler(serviceaccount.TokenRequestHandlerConfig{Issuer: issuer, Lookup: direct})
+	if err != nil {
+		return handlers{}, err
+	}
+	docs, err := serviceaccount.NewDiscoveryHandler(serviceaccount.DiscoveryConfig{
+		Issuer: cfg.ServiceAccountIssuer, Keys: []crypto.PublicKey{issuer.PublicKey()},
+	})
+	if err != nil {
+		return handlers{}, err
+	}
+	informer.Start(ctx)
+	synced := health.Check{Name: "serviceaccount-informer", Func: func(context.Context) error {
+		if !informer.HasSynced() {
+			return errors.New("ServiceAccounts not listed yet")
+		}
+		return nil
+	}}
+	return handlers{
+		verifier:     verifier,
+		tokenReview:  pkgauthn.NewTokenReviewHandler(authenticator),
+		tokenRequest: tokenRequest,
+		oidcDocs:     docs,
+		ready:        []health.Check{synced},
+	}, nil
+}
+
+// newAuthenticator is the union kube-apiserver would run for the same
+// flags: the token file, service-account tokens, then the OIDC provider.
+func newAuthenticator(cfg Config, issuer *serviceaccount.Issuer, lookup serviceaccount.Lookup) (pkgauthn.Authenticator, error) {
+	var list []pkgauthn.Authenticator
+	if cfg.TokenAuthFile != "" {
+		tf, err := pkgauthn.NewTokenFile(cfg.TokenAuthFile)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, tf)
+	}
+	sa, err := serviceaccount.NewAuthenticator(serviceaccount.AuthenticatorConfig{
+		Keys: []crypto.PublicKey{issuer.PublicKey()}, Issuers: []string{issuer.Issuer()}, APIAudiences: cfg.APIAudiences, Lookup: lookup,
+	})
+	if err != nil {
+		return nil, err
+	}
+	list = append(list, sa)
+	if cfg.OIDC.IssuerURL != "" {
+		o, err := oidc.NewAuthenticator(cfg.OIDC)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, o)
+	}
+	return pkgauthn.Union(list...), nil
+}
+
+// URL is the base URL served, http://host:port.
+func (s *Server) URL() string { return s.url }
+
+// Close stops serving, waiting a bounded time for requests in flight,
+// and stops the informer.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	s.cancel()
+	<-s.done
+	return err
+}
