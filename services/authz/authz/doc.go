@@ -1,0 +1,16 @@
+// Package authz is kubesplit's authz service: it answers
+// authorization.k8s.io/v1 SubjectAccessReviews for the aggregator (and for
+// any kube-apiserver that uses it as its authorization webhook) with a
+// chain of engines chosen by name, as kube-apiserver's
+// --authorization-mode does.
+//
+// The default engine is RBAC (package rbac), fed from the API itself: the
+// service watches Roles, ClusterRoles and their bindings through the
+// aggregator with its own credentials, like any controller, and rebuilds
+// the engine's policy on every change. Every answer carries the revision
+// of the policy it was computed at (pkg/authz.RevisionHeader), so a cache
+// in front of it can tell a stale answer from a fresh one.
+//
+// Start runs the service in-process (tests and a fused binary use it);
+// the command in the parent directory is a thin wrapper around it.
+package authz

@@ -1,0 +1,100 @@
+package authz
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/health"
+)
+
+// The authorization modes, named as kube-apiserver's --authorization-mode
+// values.
+const (
+	ModeRBAC        = "RBAC"
+	ModeAlwaysAllow = "AlwaysAllow"
+	ModeAlwaysDeny  = "AlwaysDeny"
+	ModeWebhook     = "Webhook"
+)
+
+// mode is one built engine: what it answers with, and the readiness
+// checks it needs before its answers mean anything.
+type mode struct {
+	authorizer authz.Authorizer
+	checks     []health.Check
+}
+
+// newModeFunc builds a mode. ctx is the service's lifetime: a mode that
+// runs in the background (RBAC's informers) stops when it ends.
+type newModeFunc func(ctx context.Context, cfg Config) (mode, error)
+
+// authorizationModes is the one table of authorization modes, by name.
+var authorizationModes = map[string]newModeFunc{
+	ModeRBAC:        newRBACMode,
+	ModeAlwaysAllow: func(context.Context, Config) (mode, error) { return mode{authorizer: authz.AlwaysAllow()}, nil },
+	ModeAlwaysDeny:  func(context.Context, Config) (mode, error) { return mode{authorizer: authz.AlwaysDeny()}, nil },
+	ModeWebhook:     newWebhookMode,
+}
+
+// buildChain builds the configured modes, in the order given, into one
+// chain, and gathers their readiness checks. A name that is unknown or
+// given twice is refused before anything starts.
+func buildChain(ctx context.Context, cfg Config) (authz.Authorizer, []health.Check, error) {
+	if err := validateModes(cfg.AuthorizationModes); err != nil {
+		return nil, nil, err
+	}
+	var (
+		list   []authz.Authorizer
+		checks []health.Check
+	)
+	for _, name := range cfg.AuthorizationModes {
+		m, err := authorizationModes[name](ctx, cfg)
+		if err != nil {
+			return nil, nil, fmt.Errorf("authorization mode %q: %w", name, err)
+		}
+		list = append(list, m.authorizer)
+		checks = append(checks, m.checks...)
+	}
+	chain, err := authz.Chain(list...)
+	return chain, checks, err
+}
+
+// validateModes checks the names as kube does: known, and none twice.
+func validateModes(modes []string) error {
+	if len(modes) == 0 {
+		return fmt.Errorf("%w: no authorization mode", ErrInvalidConfig)
+	}
+	for i, m := range modes {
+		if _, ok := authorizationModes[m]; !ok {
+			return fmt.Errorf("%w: unknown authorization mode %q (known: %s)", ErrInvalidConfig, m, modeNames())
+		}
+		if slices.Contains(modes[:i], m) {
+			return fmt.Errorf("%w: authorization mode %q given twice", ErrInvalidConfig, m)
+		}
+	}
+	return nil
+}
+
+// newWebhookMode asks a remote SubjectAccessReview webhook.
+func newWebhookMode(_ context.Context, cfg Config) (mode, error) {
+	if cfg.WebhookURL == "" {
+		return mode{}, fmt.Errorf("%w: the Webhook mode needs a webhook URL", ErrInvalidConfig)
+	}
+	wc, err := authz.NewWebhookClient(authz.WebhookConfig{URL: cfg.WebhookURL})
+	if err != nil {
+		return mode{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return mode{authorizer: wc}, nil
+}
+
+// modeNames lists the known modes, sorted, for error messages.
+func modeNames() string {
+	var names []string
+	for n := range authorizationModes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}

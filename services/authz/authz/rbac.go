@@ -1,0 +1,39 @@
+package authz
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/services/authz/rbac"
+)
+
+// newRBACMode is kube's RBAC, evaluated by the rbac engine over the RBAC
+// objects the service watches through the API. It answers with an
+// evaluation error (never an allow) until the first policy is loaded, and
+// adds the rbac-synced readiness check that tells when that happened.
+func newRBACMode(ctx context.Context, cfg Config) (mode, error) {
+	if cfg.RESTConfig == nil {
+		return mode{}, fmt.Errorf("%w: the RBAC mode needs a way to reach the API (a kubeconfig)", ErrInvalidConfig)
+	}
+	engine, err := rbac.New(rbac.Config{})
+	if err != nil {
+		return mode{}, err
+	}
+	client, err := kubernetes.NewForConfig(rest.CopyConfig(cfg.RESTConfig))
+	if err != nil {
+		return mode{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	// No periodic resync: the policy only changes when an object does.
+	factory := informers.NewSharedInformerFactory(client, 0)
+	s, err := newPolicySync(engine, factory, cfg.RBACDebounce, cfg.Log)
+	if err != nil {
+		return mode{}, err
+	}
+	s.start(ctx)
+	return mode{authorizer: engine, checks: []health.Check{{Name: "rbac-synced", Func: s.ready}}}, nil
+}

@@ -1,0 +1,93 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/identity"
+)
+
+// Server is a running authz service.
+type Server struct {
+	url    string
+	http   *http.Server
+	cancel context.CancelFunc
+}
+
+// Start runs the service until Close. It returns once it listens; its
+// engines may still be syncing, which /readyz tells (the aggregator sends
+// it reviews only once it is ready). ctx bounds the start only.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	verifier, err := identity.NewVerifier(identity.VerifierConfig{
+		Keys: cfg.IdentityKeys, Issuer: cfg.IdentityIssuer, Audience: Audience,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	authorizer, checks, err := buildChain(runCtx, cfg)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.BindAddress)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s := &Server{url: "http://" + ln.Addr().String(), cancel: cancel}
+	s.http = &http.Server{
+		Handler:           routes(authorizer, verifier, checks),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
+	}
+	go func() {
+		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cfg.Log.Error("authz server stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
+
+// routes serves the review endpoint to the aggregator only, and the
+// health endpoints to anyone, so probes work.
+func routes(a authz.Authorizer, v *identity.Verifier, checks []health.Check) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST "+authz.SubjectAccessReviewPath, identity.Require(v)(authz.NewSubjectAccessReviewHandler(a)))
+	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
+	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
+	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, checks...)...)
+	mux.Handle("GET /readyz", ready)
+	mux.Handle("GET /readyz/", ready)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "", 0, false))
+	})
+	return mux
+}
+
+// URL is the service's base URL, http://host:port.
+func (s *Server) URL() string { return s.url }
+
+// Close stops serving: in-flight reviews get a few seconds to finish,
+// then the engines' background work (informers) stops.
+func (s *Server) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_ = s.http.Shutdown(ctx)
+	cancel()
+	s.cancel()
+}
