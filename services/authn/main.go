@@ -34,7 +34,7 @@ func main() {
 	cfg := authn.Config{}
 	opts := options{}
 	fs := pflag.NewFlagSet("authn", pflag.ContinueOnError)
-	fs.StringVar(&cfg.BindAddress, "bind-address", "127.0.0.1:6444", "host:port to serve HTTP on (port 0 picks a free port)")
+	fs.StringVar(&cfg.BindAddress, "bind-address", "127.0.0.1:6446", "host:port to serve HTTP on (port 0 picks a free port); the stack's defaults are aggregator 6443, registry 6444, authz 6445, authn 6446")
 	fs.IntVar(&opts.listenFD, "listen-fd", 0, "serve on this inherited listening socket instead of --bind-address (for supervisors and tests that reserve the port)")
 	fs.StringVar(&opts.addressFile, "address-file", "", "write the URL served to this file once listening")
 	fs.StringVar(&opts.certDir, "cert-dir", ".run/authn", "directory of generated keys (the development service-account signing key)")
