@@ -36,6 +36,7 @@ func main() {
 		if err == pflag.ErrHelp {
 			return
 		}
+		fmt.Fprintln(os.Stderr, "registry:", err)
 		os.Exit(2)
 	}
 	if *identityKeys != "" {

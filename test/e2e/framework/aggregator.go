@@ -1,48 +1,20 @@
 package framework
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
-)
-
-var (
-	aggregatorOnce     sync.Once
-	aggregatorBuildErr error
 )
 
 // AggregatorBinDir is BinDir with the aggregator binary in it as well:
 // built there once per test process when $KUBESPLIT_BIN is unset.
 func AggregatorBinDir() (string, error) {
-	dir, err := BinDir()
-	if err != nil {
-		return "", err
-	}
-	aggregatorOnce.Do(func() {
-		if os.Getenv("KUBESPLIT_BIN") != "" {
-			return
-		}
-		root, err := repoRoot()
-		if err != nil {
-			aggregatorBuildErr = err
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "aggregator"), "./services/aggregator")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			aggregatorBuildErr = fmt.Errorf("build aggregator: %v\n%s", err, out)
-		}
-	})
-	return dir, aggregatorBuildErr
+	return binDirWith("registry", "aggregator")
 }
 
 // Aggregator is an aggregator binary started by a test.
@@ -52,8 +24,7 @@ type Aggregator struct {
 	// CAFile is the CA its serving certificate chains to.
 	CAFile string
 	dir    string
-	cmd    *exec.Cmd
-	logs   *bytes.Buffer
+	proc   *process
 }
 
 // StartAggregator starts the aggregator binary on a free loopback port with
@@ -62,39 +33,10 @@ type Aggregator struct {
 // when the test ends.
 func StartAggregator(t testing.TB, args ...string) *Aggregator {
 	t.Helper()
-	bin, err := AggregatorBinDir()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	addrFile := filepath.Join(dir, "addr")
-	all := append([]string{"--bind-address", "127.0.0.1:0", "--cert-dir", filepath.Join(dir, "certs"), "--address-file", addrFile}, args...)
-	cmd := exec.Command(filepath.Join(bin, "aggregator"), all...)
-	logs := &bytes.Buffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	a := &Aggregator{CAFile: filepath.Join(dir, "certs", "ca.crt"), dir: dir, cmd: cmd, logs: logs}
-	t.Cleanup(func() { a.stop(t) })
-	a.URL = waitForFile(t, addrFile, cmd, logs)
-	return a
-}
-
-func (a *Aggregator) stop(t testing.TB) {
-	_ = a.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- a.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = a.cmd.Process.Kill()
-		<-done
-		t.Errorf("aggregator did not stop within 20s of SIGTERM")
-	}
-	if t.Failed() {
-		t.Logf("aggregator logs:\n%s", a.logs.String())
-	}
+	certs := filepath.Join(dir, "certs")
+	p := launch(t, "aggregator", append([]string{"--bind-address", "127.0.0.1:0", "--cert-dir", certs}, args...))
+	return &Aggregator{URL: p.url, CAFile: filepath.Join(certs, "ca.crt"), dir: dir, proc: p}
 }
 
 // Kubeconfig writes a kubeconfig for the aggregator, trusting its CA,
@@ -135,5 +77,5 @@ func (a *Aggregator) Kubectl(t testing.TB, kubeconfig, stdin string, args ...str
 // Stop stops the registry now, before the test ends, as an outage would.
 func (r *Registry) Stop(t testing.TB) {
 	t.Helper()
-	r.stop(t)
+	r.proc.stop(t)
 }

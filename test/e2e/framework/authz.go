@@ -1,48 +1,16 @@
 package framework
 
 import (
-	"bytes"
-	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
-)
-
-var (
-	authzOnce     sync.Once
-	authzBuildErr error
 )
 
 // AuthzBinDir is BinDir with the authz binary in it as well: built there
 // once per test process when $KUBESPLIT_BIN is unset.
 func AuthzBinDir() (string, error) {
-	dir, err := BinDir()
-	if err != nil {
-		return "", err
-	}
-	authzOnce.Do(func() {
-		if os.Getenv("KUBESPLIT_BIN") != "" {
-			return
-		}
-		root, err := repoRoot()
-		if err != nil {
-			authzBuildErr = err
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "authz"), "./services/authz")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			authzBuildErr = fmt.Errorf("build authz: %v\n%s", err, out)
-		}
-	})
-	return dir, authzBuildErr
+	return binDirWith("registry", "authz")
 }
 
 // FreeLoopbackAddress returns 127.0.0.1:<port> of a port that was free a
@@ -67,8 +35,7 @@ func FreeLoopbackAddress(t testing.TB) string {
 type Authz struct {
 	// URL is http://127.0.0.1:<port>.
 	URL  string
-	cmd  *exec.Cmd
-	logs *bytes.Buffer
+	proc *process
 }
 
 // StartAuthz starts the authz binary with the given arguments (which name
@@ -77,21 +44,8 @@ type Authz struct {
 // wait for readiness: see WaitReady.
 func StartAuthz(t testing.TB, args ...string) *Authz {
 	t.Helper()
-	bin, err := AuthzBinDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	cmd := exec.Command(filepath.Join(bin, "authz"), append([]string{"--address-file", addrFile}, args...)...)
-	logs := &bytes.Buffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	a := &Authz{cmd: cmd, logs: logs}
-	t.Cleanup(func() { a.stop(t) })
-	a.URL = waitForFile(t, addrFile, cmd, logs)
-	return a
+	p := launch(t, "authz", args)
+	return &Authz{URL: p.url, proc: p}
 }
 
 // WaitReady polls /readyz until it answers 200, for at most timeout.
@@ -110,24 +64,8 @@ func (a *Authz) WaitReady(t testing.TB, timeout time.Duration) {
 		}
 		select {
 		case <-deadline:
-			t.Fatalf("authz not ready after %v:\n%s", timeout, a.logs)
+			t.Fatalf("authz not ready after %v:\n%s", timeout, a.proc.logs)
 		case <-tick.C:
 		}
-	}
-}
-
-func (a *Authz) stop(t testing.TB) {
-	_ = a.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- a.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = a.cmd.Process.Kill()
-		<-done
-		t.Errorf("authz did not stop within 20s of SIGTERM")
-	}
-	if t.Failed() {
-		t.Logf("authz logs:\n%s", a.logs.String())
 	}
 }

@@ -13,37 +13,82 @@ import (
 )
 
 var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
+	binDirOnce sync.Once
+	binDirPath string
+	binDirErr  error
+
+	// builds holds one *build per service name, so each binary is built at
+	// most once per test process however many tests start it.
+	builds sync.Map
 )
+
+// build is the outcome of building one service binary.
+type build struct {
+	once sync.Once
+	err  error
+}
 
 // BinDir returns the directory holding the service binaries: $KUBESPLIT_BIN
 // when set (make test builds them first), otherwise a temporary directory
-// they are built into once per test process.
+// they are built into once per test process. The registry is in it.
 func BinDir() (string, error) {
-	buildOnce.Do(func() {
-		if dir := os.Getenv("KUBESPLIT_BIN"); dir != "" {
-			binDir = dir
-			return
+	return binDirWith("registry")
+}
+
+// binDirWith is the binary directory once every named service is in it.
+func binDirWith(names ...string) (string, error) {
+	for _, name := range names {
+		if _, err := binary(name); err != nil {
+			return "", err
 		}
-		binDir, buildErr = os.MkdirTemp("", "kubesplit-bin-")
-		if buildErr != nil {
-			return
-		}
-		root, err := repoRoot()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, "registry"), "./services/registry")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build registry: %v\n%s", err, out)
+	}
+	return binDir()
+}
+
+// binary returns the path of the named service's binary (./services/<name>),
+// building it first unless $KUBESPLIT_BIN says the binaries are built.
+func binary(name string) (string, error) {
+	dir, err := binDir()
+	if err != nil {
+		return "", err
+	}
+	v, _ := builds.LoadOrStore(name, &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		if os.Getenv("KUBESPLIT_BIN") == "" {
+			b.err = goBuild(dir, name)
 		}
 	})
-	return binDir, buildErr
+	return filepath.Join(dir, name), b.err
+}
+
+// binDir is $KUBESPLIT_BIN, or a temporary directory made once per test
+// process for binaries built on demand.
+func binDir() (string, error) {
+	binDirOnce.Do(func() {
+		if dir := os.Getenv("KUBESPLIT_BIN"); dir != "" {
+			binDirPath = dir
+			return
+		}
+		binDirPath, binDirErr = os.MkdirTemp("", "kubesplit-bin-")
+	})
+	return binDirPath, binDirErr
+}
+
+// goBuild builds ./services/<name> into dir/<name>, statically so the
+// binary does not depend on the test machine's C libraries.
+func goBuild(dir, name string) error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./services/"+name)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %v\n%s", name, err, out)
+	}
+	return nil
 }
 
 // repoRoot is the repository's top directory, found from this file.

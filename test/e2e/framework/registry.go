@@ -1,14 +1,12 @@
 package framework
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,8 +20,7 @@ type Registry struct {
 	URL        string
 	Kubeconfig string
 	Etcd       *Etcd
-	cmd        *exec.Cmd
-	logs       *bytes.Buffer
+	proc       *process
 }
 
 // StartRegistry starts the registry binary in its development mode (no
@@ -31,7 +28,7 @@ type Registry struct {
 // ready, and stops it when the test ends.
 func StartRegistry(t testing.TB, args ...string) *Registry {
 	t.Helper()
-	return launch(t, StartEtcd(t), append([]string{"--insecure-allow-unauthenticated"}, args...))
+	return launchRegistry(t, StartEtcd(t), append([]string{"--insecure-allow-unauthenticated"}, args...))
 }
 
 // StartRegistryWithIdentity starts the registry as it runs behind the
@@ -39,64 +36,14 @@ func StartRegistry(t testing.TB, args ...string) *Registry {
 // key whose public half is in keyFile.
 func StartRegistryWithIdentity(t testing.TB, keyFile string, args ...string) *Registry {
 	t.Helper()
-	return launch(t, StartEtcd(t), append([]string{"--identity-public-key-file", keyFile}, args...))
+	return launchRegistry(t, StartEtcd(t), append([]string{"--identity-public-key-file", keyFile}, args...))
 }
 
-// launch runs one registry process on etcd e.
-func launch(t testing.TB, e *Etcd, args []string) *Registry {
+// launchRegistry runs one registry process on etcd e.
+func launchRegistry(t testing.TB, e *Etcd, args []string) *Registry {
 	t.Helper()
-	bin, err := BinDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	addrFile := filepath.Join(dir, "addr")
-	all := append([]string{"--bind-address", "127.0.0.1:0", "--etcd-servers", e.Endpoint, "--address-file", addrFile}, args...)
-	cmd := exec.Command(filepath.Join(bin, "registry"), all...)
-	logs := &bytes.Buffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := &Registry{Etcd: e, cmd: cmd, logs: logs}
-	t.Cleanup(func() { r.stop(t) })
-	r.URL = waitForFile(t, addrFile, cmd, logs)
-	r.Kubeconfig = writeKubeconfig(t, dir, r.URL)
-	return r
-}
-
-// stop ends the registry with SIGTERM, as a deploy would, and shows its
-// logs when the test failed.
-func (r *Registry) stop(t testing.TB) {
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- r.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-done
-		t.Errorf("registry did not stop within 20s of SIGTERM")
-	}
-	if t.Failed() {
-		t.Logf("registry logs:\n%s", r.logs.String())
-	}
-}
-
-func waitForFile(t testing.TB, path string, cmd *exec.Cmd, logs *bytes.Buffer) string {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
-			return strings.TrimSpace(string(b))
-		}
-		if cmd.ProcessState != nil {
-			t.Fatalf("registry exited:\n%s", logs)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("registry not ready after 60s:\n%s", logs)
-	return ""
+	p := launch(t, "registry", append([]string{"--bind-address", "127.0.0.1:0", "--etcd-servers", e.Endpoint}, args...))
+	return &Registry{URL: p.url, Kubeconfig: writeKubeconfig(t, t.TempDir(), p.url), Etcd: e, proc: p}
 }
 
 func writeKubeconfig(t testing.TB, dir, url string) string {

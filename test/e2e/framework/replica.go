@@ -7,5 +7,5 @@ import "testing"
 // etcd as it stands now, so it knows nothing of history before its start.
 func (r *Registry) StartReplica(t testing.TB, args ...string) *Registry {
 	t.Helper()
-	return launch(t, r.Etcd, append([]string{"--insecure-allow-unauthenticated"}, args...))
+	return launchRegistry(t, r.Etcd, append([]string{"--insecure-allow-unauthenticated"}, args...))
 }
