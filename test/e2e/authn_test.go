@@ -156,14 +156,19 @@ func TestServiceAccountTokenLifecycle(t *testing.T) {
 		t.Fatal("authn still recognises the deleted account's token 5s after the delete")
 	}
 	t.Logf("authn refuses the deleted ServiceAccount's token %v after the delete", time.Since(deleted))
-	// The aggregator caches authn's positive answers (10s by default), so
-	// the bound is that plus authn's watch delay and some slack.
+	// The aggregator caches authn's positive answers (10s by default), but
+	// authn pushes each deletion and the aggregator drops its cache then.
 	revoked := pollUntil(20*time.Second, func() bool {
 		code, _, _ := aggregatorGet(t, client, agg.URL+"/api/v1/namespaces", token)
 		return code == http.StatusUnauthorized
 	})
+	took := time.Since(deleted)
 	if !revoked {
 		t.Fatal("the deleted account's token still authenticates 20s after the delete")
 	}
-	t.Logf("the aggregator refuses the deleted ServiceAccount's token (401) %v after the delete", time.Since(deleted))
+	t.Logf("the aggregator refuses the deleted ServiceAccount's token (401) %v after the delete (target 1s)", took.Round(time.Millisecond))
+	// A generous bound for a loaded CI machine: the target is 1s.
+	if took > 2*time.Second {
+		t.Errorf("the deleted account's token still authenticated %v after the delete, want under 2s", took.Round(time.Millisecond))
+	}
 }

@@ -121,12 +121,19 @@ func TestAuthzRBACThroughAggregator(t *testing.T) {
 		t.Fatalf("authz still allowed bob 5s after the RoleBinding was deleted")
 	}
 	t.Logf("authz itself stopped allowing %v after the delete's return", time.Since(revoked).Round(time.Millisecond))
+	// authz pushes the new policy revision to the aggregator, which drops
+	// the answers cached before it: no waiting for the cache's TTL.
 	_, ok := untilStatus(t, client, url, authzBobToken, http.StatusForbidden, 30*time.Second)
+	took := time.Since(revoked)
 	if !ok {
-		t.Fatalf("bob was still allowed %v after the RoleBinding was deleted", time.Since(revoked))
+		t.Fatalf("bob was still allowed %v after the RoleBinding was deleted", took)
 	}
-	t.Logf("revocation took %v from the delete's return to bob's first Forbidden (target 100ms; the aggregator caches authz answers for its TTL)",
-		time.Since(revoked).Round(time.Millisecond))
+	t.Logf("revocation took %v from the delete's return to bob's first Forbidden (target 100ms)", took.Round(time.Millisecond))
+	// The bound is generous for a loaded CI machine; the figure logged is
+	// the one to compare with the target.
+	if took > time.Second {
+		t.Errorf("bob was still allowed %v after the RoleBinding delete returned, want under 1s", took.Round(time.Millisecond))
+	}
 	if out, err := bobList(); !forbidden(out, err) {
 		t.Errorf("kubectl as bob after the revocation: %v\n%s", err, out)
 	}

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
@@ -10,7 +11,9 @@ import (
 // upstream, in that order, so that the fused composition (a token file
 // and no authn) and the split one use the same chain. Only the remote
 // authenticator is cached: the token file is an in-memory lookup already.
-func newAuthenticator(cfg Config, authnClient *http.Client) (authn.Authenticator, error) {
+// The cache is dropped on every revision revs reports (a ServiceAccount
+// deleted) and bypassed while revs cannot vouch for it.
+func newAuthenticator(cfg Config, authnClient *http.Client, revs *revisionFollower) (authn.Authenticator, error) {
 	var list []authn.Authenticator
 	if cfg.TokenAuthFile != "" {
 		tf, err := authn.NewTokenFile(cfg.TokenAuthFile)
@@ -20,6 +23,9 @@ func newAuthenticator(cfg Config, authnClient *http.Client) (authn.Authenticator
 		list = append(list, tf)
 	}
 	if authnClient != nil {
+		if revs == nil {
+			return nil, fmt.Errorf("%w: the authn upstream has no revision follower", ErrInvalidConfig)
+		}
 		wc, err := authn.NewWebhookClient(authn.WebhookConfig{
 			URL:        upstreamPlaceholder(authnUpstream) + authn.TokenReviewPath,
 			HTTPClient: authnClient,
@@ -33,7 +39,8 @@ func newAuthenticator(cfg Config, authnClient *http.Client) (authn.Authenticator
 		if err != nil {
 			return nil, err
 		}
-		list = append(list, cached)
+		revs.onRevision = func(int64) { cached.Invalidate() }
+		list = append(list, &gatedAuthenticator{cached: cached, direct: wc, trusted: revs.trusted})
 	}
 	return authn.Union(list...), nil
 }

@@ -23,6 +23,9 @@ type modeDeps struct {
 	// authzClient reaches the authz upstream; the URL's host is replaced
 	// by a healthy endpoint's. Nil without an authz upstream.
 	authzClient *http.Client
+	// authzRevisions follows the authz upstream's policy revisions. Nil
+	// without an authz upstream.
+	authzRevisions *revisionFollower
 }
 
 // authorizationModes is the one table of authorization modes, by name.
@@ -34,9 +37,11 @@ var authorizationModes = map[string]func(modeDeps) (authz.Authorizer, error){
 
 // newWebhookAuthorizer asks the authz upstream, with its answers cached:
 // only the remote mode is cached, the built-in ones answer faster than a
-// cache lookup.
+// cache lookup. Every policy revision authz pushes drops the answers
+// computed before it; while the pushes cannot be trusted to arrive, the
+// cache is bypassed.
 func newWebhookAuthorizer(d modeDeps) (authz.Authorizer, error) {
-	if d.authzClient == nil {
+	if d.authzClient == nil || d.authzRevisions == nil {
 		return nil, fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, ModeWebhook)
 	}
 	wc, err := authz.NewWebhookClient(authz.WebhookConfig{
@@ -46,9 +51,14 @@ func newWebhookAuthorizer(d modeDeps) (authz.Authorizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return authz.NewCached(wc, authz.CacheConfig{
+	cached, err := authz.NewCached(wc, authz.CacheConfig{
 		AllowTTL: d.cfg.AuthorizationCacheTTL, DenyTTL: d.cfg.AuthorizationCacheTTL, MaxEntries: 10000,
 	})
+	if err != nil {
+		return nil, err
+	}
+	d.authzRevisions.onRevision = cached.Advance
+	return &gatedAuthorizer{cached: cached, direct: wc, trusted: d.authzRevisions.trusted}, nil
 }
 
 // newAuthorizer is the chain of DESIGN.md: system:masters allowed without

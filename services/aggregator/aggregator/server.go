@@ -17,6 +17,9 @@ type Server struct {
 	url    string
 	http   *http.Server
 	cancel context.CancelFunc
+	// revisions are the followers of authn's and authz's revision
+	// streams (nil entries when not configured), kept for tests.
+	revisions []*revisionFollower
 }
 
 // Start runs an aggregator until Close. It returns once it listens and
@@ -69,14 +72,23 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
-	authenticator, err := newAuthenticator(cfg, webhookClient(ups[authnUpstream], signer))
+	// The stages' caches follow what authn and authz push, so a revoked
+	// binding or a deleted account is not served from them.
+	authnRevisions := newRevisionFollower(ups[authnUpstream], signer, cfg.Log)
+	authzRevisions := newRevisionFollower(ups[authzUpstream], signer, cfg.Log)
+	authenticator, err := newAuthenticator(cfg, webhookClient(ups[authnUpstream], signer), authnRevisions)
 	if err != nil {
 		return nil, err
 	}
-	authorizer, err := newAuthorizer(modeDeps{cfg: cfg, authzClient: webhookClient(ups[authzUpstream], signer)})
+	authorizer, err := newAuthorizer(modeDeps{
+		cfg: cfg, authzClient: webhookClient(ups[authzUpstream], signer), authzRevisions: authzRevisions,
+	})
 	if err != nil {
 		return nil, err
 	}
+	authnRevisions.start(ctx)
+	authzRevisions.start(ctx)
+	s.revisions = []*revisionFollower{authnRevisions, authzRevisions}
 	backends, err := newProxies(ups, signer, cfg)
 	if err != nil {
 		return nil, err

@@ -160,25 +160,28 @@ func TestSplitComposition(t *testing.T) {
 	dir := prepareKey(t)
 	reg := backend(t, dir, registryUpstream, nil)
 	var reviews atomic.Int32
-	authnSrv := backend(t, dir, authnUpstream, authn.NewTokenReviewHandler(authn.AuthenticatorFunc(
+	stopStreams := make(chan struct{})
+	authnSrv := backend(t, dir, authnUpstream, withRevisions(authn.NewTokenReviewHandler(authn.AuthenticatorFunc(
 		func(_ context.Context, token string) (*authn.Response, bool, error) {
 			reviews.Add(1)
 			if token != "caroltok" {
 				return nil, false, nil
 			}
 			return &authn.Response{User: authenticationv1.UserInfo{Username: "carol"}}, true, nil
-		})))
-	authzSrv := backend(t, dir, authzUpstream, authz.NewSubjectAccessReviewHandler(authz.AuthorizerFunc(
+		})), nil, stopStreams))
+	authzSrv := backend(t, dir, authzUpstream, withRevisions(authz.NewSubjectAccessReviewHandler(authz.AuthorizerFunc(
 		func(_ context.Context, a authz.Attributes) (authz.Result, error) {
 			if a.User.Username == "carol" && a.Resource == "namespaces" {
 				return authz.Result{Decision: authz.DecisionAllow}, nil
 			}
 			return authz.Result{Decision: authz.DecisionDeny}, nil
-		})))
+		})), nil, stopStreams))
 	s := startInProcess(t, dir, func(c *Config) {
 		c.Upstreams = UpstreamURLs{Registry: []string{reg.URL}, Authn: []string{authnSrv.URL}, Authz: []string{authzSrv.URL}}
 		c.AuthorizationMode = []string{ModeWebhook}
 	})
+	// Answers are cached only while the stages' revision streams are live.
+	awaitTrusted(t, s)
 	c := httpsClient(t, dir)
 	if code, body := get(t, c, s.URL()+"/api/v1/namespaces", "caroltok", nil); code != 200 || !strings.Contains(body, `"Name":"carol"`) {
 		t.Errorf("carol listing namespaces: %d %s", code, body)
@@ -189,6 +192,7 @@ func TestSplitComposition(t *testing.T) {
 	if code, _ := get(t, c, s.URL()+"/api/v1/namespaces", "caroltok", nil); code != 200 || reviews.Load() != 1 {
 		t.Errorf("second request: %d after %d token reviews, want 200 from the cache after 1", code, reviews.Load())
 	}
+	close(stopStreams)
 	authzSrv.Close()
 	if code, body := get(t, c, s.URL()+"/api/v1/configmaps", "caroltok", nil); code != 503 {
 		t.Errorf("with authz down: %d %s, want 503", code, body)

@@ -20,6 +20,7 @@ type handlers struct {
 	tokenReview  http.Handler
 	tokenRequest http.Handler
 	oidcDocs     http.Handler
+	revisions    http.Handler
 	ready        []health.Check
 }
 
@@ -30,6 +31,7 @@ func newRouter(h handlers) http.Handler {
 	api := http.NewServeMux()
 	api.Handle(pkgauthn.TokenReviewPath, h.tokenReview)
 	api.HandleFunc(SelfSubjectReviewPath, selfSubjectReviewHandler)
+	api.Handle("GET "+RevisionsPath, h.revisions)
 	api.Handle("/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", h.tokenRequest)
 	api.HandleFunc("GET /apis", groupListHandler)
 	api.HandleFunc("GET /apis/authentication.k8s.io", groupHandler)

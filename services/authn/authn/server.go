@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
@@ -36,7 +37,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	h, err := newHandlers(runCtx, cfg)
+	// Shutdown waits for handlers to return but does not cancel them:
+	// the revision streams end on their own when it starts.
+	streams := make(chan struct{})
+	h, err := newHandlers(runCtx, cfg, streams)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -54,6 +58,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel: cancel,
 		done:   make(chan struct{}),
 	}
+	s.srv.RegisterOnShutdown(sync.OnceFunc(func() { close(streams) }))
 	go func() {
 		defer close(s.done)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -64,8 +69,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 }
 
 // newHandlers builds the authenticators and handlers of cfg; the informer
-// runs until ctx is done.
-func newHandlers(ctx context.Context, cfg Config) (handlers, error) {
+// runs until ctx is done, the revision streams until streams is.
+func newHandlers(ctx context.Context, cfg Config, streams <-chan struct{}) (handlers, error) {
 	verifier, err := identity.NewVerifier(identity.VerifierConfig{Keys: cfg.IdentityKeys, Issuer: cfg.IdentityIssuer, Audience: Audience})
 	if err != nil {
 		return handlers{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -98,6 +103,12 @@ func newHandlers(ctx context.Context, cfg Config) (handlers, error) {
 	if err != nil {
 		return handlers{}, err
 	}
+	// Every deletion (or re-creation under a new uid) bumps the stream
+	// that tells the aggregator to drop its cached token reviews. The hook
+	// runs after the informer's cache has the change, so a review asked
+	// again at once already refuses the token.
+	feed := newRevisionFeed()
+	informer.OnDelete(func(string, string) { feed.bump() })
 	informer.Start(ctx)
 	synced := health.Check{Name: "serviceaccount-informer", Func: func(context.Context) error {
 		if !informer.HasSynced() {
@@ -110,6 +121,7 @@ func newHandlers(ctx context.Context, cfg Config) (handlers, error) {
 		tokenReview:  pkgauthn.NewTokenReviewHandler(authenticator),
 		tokenRequest: tokenRequest,
 		oidcDocs:     docs,
+		revisions:    revisionsHandler(feed, streams),
 		ready:        []health.Check{synced},
 	}, nil
 }

@@ -27,21 +27,27 @@ type mode struct {
 }
 
 // newModeFunc builds a mode. ctx is the service's lifetime: a mode that
-// runs in the background (RBAC's informers) stops when it ends.
-type newModeFunc func(ctx context.Context, cfg Config) (mode, error)
+// runs in the background (RBAC's informers) stops when it ends. A mode
+// whose policy changes publishes each new revision on feed.
+type newModeFunc func(ctx context.Context, cfg Config, feed *revisionFeed) (mode, error)
 
 // authorizationModes is the one table of authorization modes, by name.
 var authorizationModes = map[string]newModeFunc{
-	ModeRBAC:        newRBACMode,
-	ModeAlwaysAllow: func(context.Context, Config) (mode, error) { return mode{authorizer: authz.AlwaysAllow()}, nil },
-	ModeAlwaysDeny:  func(context.Context, Config) (mode, error) { return mode{authorizer: authz.AlwaysDeny()}, nil },
-	ModeWebhook:     newWebhookMode,
+	ModeRBAC: newRBACMode,
+	ModeAlwaysAllow: func(context.Context, Config, *revisionFeed) (mode, error) {
+		return mode{authorizer: authz.AlwaysAllow()}, nil
+	},
+	ModeAlwaysDeny: func(context.Context, Config, *revisionFeed) (mode, error) {
+		return mode{authorizer: authz.AlwaysDeny()}, nil
+	},
+	ModeWebhook: newWebhookMode,
 }
 
 // buildChain builds the configured modes, in the order given, into one
 // chain, and gathers their readiness checks. A name that is unknown or
-// given twice is refused before anything starts.
-func buildChain(ctx context.Context, cfg Config) (authz.Authorizer, []health.Check, error) {
+// given twice is refused before anything starts. The modes publish their
+// policy revisions on feed.
+func buildChain(ctx context.Context, cfg Config, feed *revisionFeed) (authz.Authorizer, []health.Check, error) {
 	if err := validateModes(cfg.AuthorizationModes); err != nil {
 		return nil, nil, err
 	}
@@ -50,7 +56,7 @@ func buildChain(ctx context.Context, cfg Config) (authz.Authorizer, []health.Che
 		checks []health.Check
 	)
 	for _, name := range cfg.AuthorizationModes {
-		m, err := authorizationModes[name](ctx, cfg)
+		m, err := authorizationModes[name](ctx, cfg, feed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("authorization mode %q: %w", name, err)
 		}
@@ -78,7 +84,7 @@ func validateModes(modes []string) error {
 }
 
 // newWebhookMode asks a remote SubjectAccessReview webhook.
-func newWebhookMode(_ context.Context, cfg Config) (mode, error) {
+func newWebhookMode(_ context.Context, cfg Config, _ *revisionFeed) (mode, error) {
 	if cfg.WebhookURL == "" {
 		return mode{}, fmt.Errorf("%w: the Webhook mode needs a webhook URL", ErrInvalidConfig)
 	}

@@ -17,7 +17,7 @@ func TestBuildChainRefuses(t *testing.T) {
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, _, err := buildChain(context.Background(), cfg); !errors.Is(err, ErrInvalidConfig) {
+			if _, _, err := buildChain(context.Background(), cfg, newRevisionFeed()); !errors.Is(err, ErrInvalidConfig) {
 				t.Errorf("buildChain = %v, want ErrInvalidConfig", err)
 			}
 		})

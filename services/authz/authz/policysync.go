@@ -42,6 +42,9 @@ type policySync struct {
 	changed chan struct{}
 	// loaded is set once the informers synced and a policy was loaded.
 	loaded atomic.Bool
+	// onLoad, when set before start, is told the revision of every policy
+	// loaded, so that it can be pushed to the aggregator's cache.
+	onLoad func(revision int64)
 }
 
 // newPolicySync registers the informers on factory; start runs them.
@@ -160,6 +163,9 @@ func (s *policySync) rebuild() {
 		return
 	}
 	s.loaded.Store(true)
+	if s.onLoad != nil {
+		s.onLoad(revision)
+	}
 	s.log.Debug("rbac: policy loaded", "revision", revision)
 }
 

@@ -15,8 +15,9 @@ import (
 // newRBACMode is kube's RBAC, evaluated by the rbac engine over the RBAC
 // objects the service watches through the API. It answers with an
 // evaluation error (never an allow) until the first policy is loaded, and
-// adds the rbac-synced readiness check that tells when that happened.
-func newRBACMode(ctx context.Context, cfg Config) (mode, error) {
+// adds the rbac-synced readiness check that tells when that happened. Each
+// policy loaded is published on feed.
+func newRBACMode(ctx context.Context, cfg Config, feed *revisionFeed) (mode, error) {
 	if cfg.RESTConfig == nil {
 		return mode{}, fmt.Errorf("%w: the RBAC mode needs a way to reach the API (a kubeconfig)", ErrInvalidConfig)
 	}
@@ -34,6 +35,7 @@ func newRBACMode(ctx context.Context, cfg Config) (mode, error) {
 	if err != nil {
 		return mode{}, err
 	}
+	s.onLoad = feed.publish
 	s.start(ctx)
 	return mode{authorizer: engine, checks: []health.Check{{Name: "rbac-synced", Func: s.ready}}}, nil
 }

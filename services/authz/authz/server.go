@@ -40,7 +40,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	authorizer, checks, err := buildChain(runCtx, cfg)
+	feed := newRevisionFeed()
+	authorizer, checks, err := buildChain(runCtx, cfg, feed)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -51,11 +52,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{url: "http://" + ln.Addr().String(), cancel: cancel}
+	// Shutdown waits for handlers to return but does not cancel them:
+	// the revision streams end on their own when it starts.
+	streams, stopStreams := context.WithCancel(runCtx)
 	s.http = &http.Server{
-		Handler:           routes(authorizer, verifier, checks),
+		Handler:           routes(authorizer, verifier, checks, revisionsHandler(feed, streams.Done())),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 	}
+	s.http.RegisterOnShutdown(stopStreams)
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Log.Error("authz server stopped", "err", err)
@@ -64,11 +69,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// routes serves the review endpoint to the aggregator only, and the
-// health endpoints to anyone, so probes work.
-func routes(a authz.Authorizer, v *identity.Verifier, checks []health.Check) http.Handler {
+// routes serves the review endpoint and the revision stream to the
+// aggregator only, and the health endpoints to anyone, so probes work.
+func routes(a authz.Authorizer, v *identity.Verifier, checks []health.Check, revisions http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST "+authz.SubjectAccessReviewPath, identity.Require(v)(authz.NewSubjectAccessReviewHandler(a)))
+	mux.Handle("GET "+RevisionsPath, identity.Require(v)(revisions))
 	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
 	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
 	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, checks...)...)

@@ -1,0 +1,109 @@
+package authn
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
+)
+
+// lineReader reads the revisions of a stream on a goroutine, so that a
+// test waits for each with a bound instead of blocking forever.
+func lineReader(body io.Reader) <-chan int64 {
+	out := make(chan int64, 16)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(body)
+		for sc.Scan() {
+			var l revisionLine
+			if json.Unmarshal(sc.Bytes(), &l) != nil {
+				return
+			}
+			out <- l.Revision
+		}
+	}()
+	return out
+}
+
+// nextLine returns the next revision of lines, failing after 10 s.
+func nextLine(t *testing.T, lines <-chan int64) (int64, bool) {
+	t.Helper()
+	select {
+	case rev, ok := <-lines:
+		return rev, ok
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line within 10s")
+		return 0, false
+	}
+}
+
+// TestRevisionsStream: the current count at once, each bump as it happens,
+// and the stream ends when stopped.
+func TestRevisionsStream(t *testing.T) {
+	feed := newRevisionFeed()
+	stop := make(chan struct{})
+	srv := httptest.NewServer(revisionsHandler(feed, stop))
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	lines := lineReader(resp.Body)
+	if rev, _ := nextLine(t, lines); rev != 0 {
+		t.Fatalf("first line = %d, want 0", rev)
+	}
+	feed.bump()
+	if rev, _ := nextLine(t, lines); rev != 1 {
+		t.Fatalf("after a bump = %d, want 1", rev)
+	}
+	close(stop)
+	if _, ok := nextLine(t, lines); ok {
+		t.Fatal("stream still open after stop")
+	}
+}
+
+// TestServerRevisionsFollowDeletions: the aggregator's stream (and only
+// its) counts ServiceAccount deletions, and Close ends it.
+func TestServerRevisionsFollowDeletions(t *testing.T) {
+	s, signer, client := testServer(t)
+	waitReady(t, s)
+	req, _ := http.NewRequest(http.MethodGet, s.URL()+RevisionsPath, nil)
+	if code, body := do(t, req); code != http.StatusUnauthorized {
+		t.Errorf("stream without assertion = %d %s, want 401", code, body)
+	}
+	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, Audience)}
+	resp, err := signed.Get(s.URL() + RevisionsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := lineReader(resp.Body)
+	if rev, _ := nextLine(t, lines); rev != 0 {
+		t.Fatalf("first line = %d, want 0", rev)
+	}
+	if err := client.CoreV1().ServiceAccounts("default").Delete(context.Background(), "robot", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if rev, _ := nextLine(t, lines); rev != 1 {
+		t.Fatalf("after deleting robot = %d, want 1", rev)
+	}
+	closed := make(chan struct{})
+	go func() { _ = s.Close(); close(closed) }()
+	if _, ok := nextLine(t, lines); ok {
+		t.Fatal("stream still open after Close")
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited on the stream")
+	}
+}

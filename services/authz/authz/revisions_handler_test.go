@@ -1,0 +1,178 @@
+package authz
+
+import (
+	"bufio"
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/services/authz/rbac"
+)
+
+// lineReader reads the revisions of a stream on a goroutine, so that a
+// test waits for each with a bound instead of blocking forever.
+func lineReader(t *testing.T, body io.Reader) <-chan int64 {
+	t.Helper()
+	out := make(chan int64, 16)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(body)
+		for sc.Scan() {
+			var l revisionLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				return
+			}
+			out <- l.Revision
+		}
+	}()
+	return out
+}
+
+// next returns the next revision of lines, failing after 10 s.
+func next(t *testing.T, lines <-chan int64) (int64, bool) {
+	t.Helper()
+	select {
+	case rev, ok := <-lines:
+		return rev, ok
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line within 10s")
+		return 0, false
+	}
+}
+
+// TestRevisionsStream: the current revision at once, each newer one as it
+// is published, older ones never, and the stream ends when stopped.
+func TestRevisionsStream(t *testing.T) {
+	feed := newRevisionFeed()
+	feed.publish(7)
+	stop, stopStreams := context.WithCancel(context.Background())
+	srv := httptest.NewServer(revisionsHandler(feed, stop.Done()))
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	lines := lineReader(t, resp.Body)
+	if rev, _ := next(t, lines); rev != 7 {
+		t.Fatalf("first line = %d, want the current revision 7", rev)
+	}
+	feed.publish(5) // older: not news
+	feed.publish(9)
+	if rev, _ := next(t, lines); rev != 9 {
+		t.Fatalf("after publish(9) = %d, want 9", rev)
+	}
+	stopStreams()
+	if _, ok := next(t, lines); ok {
+		t.Fatal("stream still open after stop")
+	}
+}
+
+// TestPolicySyncPublishes: every policy loaded is pushed with its revision,
+// the deletion of a binding included.
+func TestPolicySyncPublishes(t *testing.T) {
+	client := fake.NewClientset()
+	engine, err := rbac.New(rbac.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := newPolicySync(engine, informers.NewSharedInformerFactory(client, 0), time.Millisecond,
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := newRevisionFeed()
+	s.onLoad = feed.publish
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.start(ctx)
+
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "bob-view", Namespace: "default", ResourceVersion: "42"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "bob"}},
+	}
+	if _, err := client.RbacV1().RoleBindings("default").Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForRevision(t, feed, 42)
+}
+
+// waitForRevision waits, on the feed's own channel, until it reaches want.
+func waitForRevision(t *testing.T, feed *revisionFeed, want int64) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		rev, changed := feed.current()
+		if rev >= want {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("revision %d, want %d within 10s", rev, want)
+		}
+	}
+}
+
+// TestServerRevisionsRequireAssertion: the stream is the aggregator's only,
+// and Close ends it rather than waiting for it.
+func TestServerRevisionsRequireAssertion(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := Start(context.Background(), Config{
+		BindAddress: "127.0.0.1:0", AuthorizationModes: []string{ModeAlwaysAllow},
+		IdentityKeys: []crypto.PublicKey{pub},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.URL() + RevisionsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("stream without assertion = %d, want 401", resp.StatusCode)
+	}
+	signer, err := identity.NewSigner(identity.SignerConfig{Key: priv, Issuer: DefaultIdentityIssuer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, Audience)}
+	resp, err = signed.Get(srv.URL() + RevisionsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := lineReader(t, resp.Body)
+	if rev, ok := next(t, lines); !ok || rev != 0 {
+		t.Fatalf("first line = %d %v, want revision 0 (no RBAC mode)", rev, ok)
+	}
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	if _, ok := next(t, lines); ok {
+		t.Fatal("stream still open after Close")
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited on the stream")
+	}
+}
