@@ -3,7 +3,6 @@ package aggregator
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,12 +12,9 @@ import (
 	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 )
-
-// revisionsPath is where authn and authz stream their revisions: one JSON
-// object {"revision":N} a line, the current value first.
-const revisionsPath = "/kubesplit/v1/revisions"
 
 // Timings of the revision streams.
 const (
@@ -31,8 +27,8 @@ const (
 	followBackoffMin = 50 * time.Millisecond
 	followBackoffMax = 2 * time.Second
 	// followIdle is how long a stream may stay silent before it is taken
-	// for dead; the services send a heartbeat line every 5 s, so only a
-	// connection that died without closing gets there.
+	// for dead; the services send a heartbeat line every revision.Heartbeat
+	// (5 s), so only a connection that died without closing gets there.
 	followIdle = 20 * time.Second
 )
 
@@ -177,7 +173,7 @@ func (f *revisionFollower) follow(ctx context.Context, st *followedStream, u *ur
 func (f *revisionFollower) stream(ctx context.Context, st *followedStream, u *url.URL) (worked bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.JoinPath(revisionsPath).String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.JoinPath(revision.Path).String(), nil)
 	if err != nil {
 		return false, err
 	}
@@ -195,16 +191,14 @@ func (f *revisionFollower) stream(ctx context.Context, st *followedStream, u *ur
 	last := int64(0)
 	for sc.Scan() {
 		idle.Reset(followIdle)
-		var line struct {
-			Revision *int64 `json:"revision"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil || line.Revision == nil {
+		line, err := revision.ParseLine(sc.Bytes())
+		if err != nil {
 			return worked, fmt.Errorf("revision stream: bad line %q", sc.Bytes())
 		}
-		if !worked || *line.Revision != last {
-			f.onRevision(*line.Revision)
+		if !worked || line.Revision != last {
+			f.onRevision(line.Revision)
 		}
-		last = *line.Revision
+		last = line.Revision
 		if !worked {
 			// Only now: the cache was brought up to date just above.
 			f.setLive(st, true)

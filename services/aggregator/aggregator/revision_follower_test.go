@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 )
 
@@ -37,7 +38,7 @@ func controlledStage(t *testing.T, signerDir string) (*httptest.Server, <-chan *
 	conns := make(chan *fakeConn)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
-	mux.Handle("GET "+revisionsPath, identity.Require(v)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET "+revision.Path, identity.Require(v)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c := &fakeConn{lines: make(chan int64), done: make(chan struct{})}
 		select {
 		case conns <- c:
@@ -52,7 +53,7 @@ func controlledStage(t *testing.T, signerDir string) (*httptest.Server, <-chan *
 			case <-c.done:
 				return
 			case rev := <-c.lines:
-				if json.NewEncoder(w).Encode(map[string]int64{"revision": rev}) != nil || rc.Flush() != nil {
+				if json.NewEncoder(w).Encode(revision.Line{Revision: rev}) != nil || rc.Flush() != nil {
 					return
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/revision"
 )
 
 // fakeRevisions serves a revision stream as authn and authz do: revision
@@ -24,7 +26,7 @@ func fakeRevisions(revs <-chan int64, stop <-chan struct{}) http.Handler {
 		enc := json.NewEncoder(w)
 		rev := int64(0)
 		for {
-			if enc.Encode(map[string]int64{"revision": rev}) != nil || rc.Flush() != nil {
+			if enc.Encode(revision.Line{Revision: rev}) != nil || rc.Flush() != nil {
 				return
 			}
 			select {
@@ -41,7 +43,7 @@ func fakeRevisions(revs <-chan int64, stop <-chan struct{}) http.Handler {
 // withRevisions serves the revision stream of revs beside next.
 func withRevisions(next http.Handler, revs <-chan int64, stop <-chan struct{}) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET "+revisionsPath, fakeRevisions(revs, stop))
+	mux.Handle("GET "+revision.Path, fakeRevisions(revs, stop))
 	mux.Handle("/", next)
 	return mux
 }

@@ -10,6 +10,7 @@ import (
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/authn/oidc"
 	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
 )
@@ -31,7 +32,7 @@ func newRouter(h handlers) http.Handler {
 	api := http.NewServeMux()
 	api.Handle(pkgauthn.TokenReviewPath, h.tokenReview)
 	api.HandleFunc(SelfSubjectReviewPath, selfSubjectReviewHandler)
-	api.Handle("GET "+RevisionsPath, h.revisions)
+	api.Handle("GET "+revision.Path, h.revisions)
 	api.Handle("/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", h.tokenRequest)
 	api.HandleFunc("GET /apis", groupListHandler)
 	api.HandleFunc("GET /apis/authentication.k8s.io", groupHandler)

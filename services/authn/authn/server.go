@@ -13,6 +13,7 @@ import (
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/authn/oidc"
 	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
 )
@@ -107,8 +108,8 @@ func newHandlers(ctx context.Context, cfg Config, streams <-chan struct{}) (hand
 	// that tells the aggregator to drop its cached token reviews. The hook
 	// runs after the informer's cache has the change, so a review asked
 	// again at once already refuses the token.
-	feed := newRevisionFeed()
-	informer.OnDelete(func(string, string) { feed.bump() })
+	feed := revision.NewFeed()
+	informer.OnDelete(func(string, string) { feed.Bump() })
 	informer.Start(ctx)
 	synced := health.Check{Name: "serviceaccount-informer", Func: func(context.Context) error {
 		if !informer.HasSynced() {
@@ -121,7 +122,7 @@ func newHandlers(ctx context.Context, cfg Config, streams <-chan struct{}) (hand
 		tokenReview:  pkgauthn.NewTokenReviewHandler(authenticator),
 		tokenRequest: tokenRequest,
 		oidcDocs:     docs,
-		revisions:    revisionsHandler(feed, streams),
+		revisions:    revision.Handler(feed, streams),
 		ready:        []health.Check{synced},
 	}, nil
 }

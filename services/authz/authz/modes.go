@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 )
 
 // The authorization modes, named as kube-apiserver's --authorization-mode
@@ -29,15 +30,15 @@ type mode struct {
 // newModeFunc builds a mode. ctx is the service's lifetime: a mode that
 // runs in the background (RBAC's informers) stops when it ends. A mode
 // whose policy changes publishes each new revision on feed.
-type newModeFunc func(ctx context.Context, cfg Config, feed *revisionFeed) (mode, error)
+type newModeFunc func(ctx context.Context, cfg Config, feed *revision.Feed) (mode, error)
 
 // authorizationModes is the one table of authorization modes, by name.
 var authorizationModes = map[string]newModeFunc{
 	ModeRBAC: newRBACMode,
-	ModeAlwaysAllow: func(context.Context, Config, *revisionFeed) (mode, error) {
+	ModeAlwaysAllow: func(context.Context, Config, *revision.Feed) (mode, error) {
 		return mode{authorizer: authz.AlwaysAllow()}, nil
 	},
-	ModeAlwaysDeny: func(context.Context, Config, *revisionFeed) (mode, error) {
+	ModeAlwaysDeny: func(context.Context, Config, *revision.Feed) (mode, error) {
 		return mode{authorizer: authz.AlwaysDeny()}, nil
 	},
 	ModeWebhook: newWebhookMode,
@@ -47,7 +48,7 @@ var authorizationModes = map[string]newModeFunc{
 // chain, and gathers their readiness checks. A name that is unknown or
 // given twice is refused before anything starts. The modes publish their
 // policy revisions on feed.
-func buildChain(ctx context.Context, cfg Config, feed *revisionFeed) (authz.Authorizer, []health.Check, error) {
+func buildChain(ctx context.Context, cfg Config, feed *revision.Feed) (authz.Authorizer, []health.Check, error) {
 	if err := validateModes(cfg.AuthorizationModes); err != nil {
 		return nil, nil, err
 	}
@@ -84,7 +85,7 @@ func validateModes(modes []string) error {
 }
 
 // newWebhookMode asks a remote SubjectAccessReview webhook.
-func newWebhookMode(_ context.Context, cfg Config, _ *revisionFeed) (mode, error) {
+func newWebhookMode(_ context.Context, cfg Config, _ *revision.Feed) (mode, error) {
 	if cfg.WebhookURL == "" {
 		return mode{}, fmt.Errorf("%w: the Webhook mode needs a webhook URL", ErrInvalidConfig)
 	}

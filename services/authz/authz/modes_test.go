@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/kubesplit/kubesplit/pkg/revision"
 )
 
 func TestBuildChainRefuses(t *testing.T) {
@@ -17,7 +19,7 @@ func TestBuildChainRefuses(t *testing.T) {
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, _, err := buildChain(context.Background(), cfg, newRevisionFeed()); !errors.Is(err, ErrInvalidConfig) {
+			if _, _, err := buildChain(context.Background(), cfg, revision.NewFeed()); !errors.Is(err, ErrInvalidConfig) {
 				t.Errorf("buildChain = %v, want ErrInvalidConfig", err)
 			}
 		})

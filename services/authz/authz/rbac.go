@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/authz/rbac"
 )
 
@@ -17,7 +18,7 @@ import (
 // evaluation error (never an allow) until the first policy is loaded, and
 // adds the rbac-synced readiness check that tells when that happened. Each
 // policy loaded is published on feed.
-func newRBACMode(ctx context.Context, cfg Config, feed *revisionFeed) (mode, error) {
+func newRBACMode(ctx context.Context, cfg Config, feed *revision.Feed) (mode, error) {
 	if cfg.RESTConfig == nil {
 		return mode{}, fmt.Errorf("%w: the RBAC mode needs a way to reach the API (a kubeconfig)", ErrInvalidConfig)
 	}
@@ -35,7 +36,7 @@ func newRBACMode(ctx context.Context, cfg Config, feed *revisionFeed) (mode, err
 	if err != nil {
 		return mode{}, err
 	}
-	s.onLoad = feed.publish
+	s.onLoad = feed.Set
 	s.start(ctx)
 	return mode{authorizer: engine, checks: []health.Check{{Name: "rbac-synced", Func: s.ready}}}, nil
 }

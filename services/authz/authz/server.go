@@ -16,6 +16,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 )
 
 // Server is a running authz service.
@@ -40,7 +41,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	feed := newRevisionFeed()
+	feed := revision.NewFeed()
 	authorizer, checks, err := buildChain(runCtx, cfg, feed)
 	if err != nil {
 		cancel()
@@ -56,7 +57,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// the revision streams end on their own when it starts.
 	streams, stopStreams := context.WithCancel(runCtx)
 	s.http = &http.Server{
-		Handler:           routes(authorizer, verifier, checks, revisionsHandler(feed, streams.Done())),
+		Handler:           routes(authorizer, verifier, checks, revision.Handler(feed, streams.Done())),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 	}
@@ -74,7 +75,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 func routes(a authz.Authorizer, v *identity.Verifier, checks []health.Check, revisions http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST "+authz.SubjectAccessReviewPath, identity.Require(v)(authz.NewSubjectAccessReviewHandler(a)))
-	mux.Handle("GET "+RevisionsPath, identity.Require(v)(revisions))
+	mux.Handle("GET "+revision.Path, identity.Require(v)(revisions))
 	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
 	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
 	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, checks...)...)

@@ -3,16 +3,15 @@ package authn
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 )
 
 // lineReader reads the revisions of a stream on a goroutine, so that a
@@ -23,8 +22,8 @@ func lineReader(body io.Reader) <-chan int64 {
 		defer close(out)
 		sc := bufio.NewScanner(body)
 		for sc.Scan() {
-			var l revisionLine
-			if json.Unmarshal(sc.Bytes(), &l) != nil {
+			l, err := revision.ParseLine(sc.Bytes())
+			if err != nil {
 				return
 			}
 			out <- l.Revision
@@ -45,43 +44,17 @@ func nextLine(t *testing.T, lines <-chan int64) (int64, bool) {
 	}
 }
 
-// TestRevisionsStream: the current count at once, each bump as it happens,
-// and the stream ends when stopped.
-func TestRevisionsStream(t *testing.T) {
-	feed := newRevisionFeed()
-	stop := make(chan struct{})
-	srv := httptest.NewServer(revisionsHandler(feed, stop))
-	t.Cleanup(srv.Close)
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = resp.Body.Close() })
-	lines := lineReader(resp.Body)
-	if rev, _ := nextLine(t, lines); rev != 0 {
-		t.Fatalf("first line = %d, want 0", rev)
-	}
-	feed.bump()
-	if rev, _ := nextLine(t, lines); rev != 1 {
-		t.Fatalf("after a bump = %d, want 1", rev)
-	}
-	close(stop)
-	if _, ok := nextLine(t, lines); ok {
-		t.Fatal("stream still open after stop")
-	}
-}
-
 // TestServerRevisionsFollowDeletions: the aggregator's stream (and only
 // its) counts ServiceAccount deletions, and Close ends it.
 func TestServerRevisionsFollowDeletions(t *testing.T) {
 	s, signer, client := testServer(t)
 	waitReady(t, s)
-	req, _ := http.NewRequest(http.MethodGet, s.URL()+RevisionsPath, nil)
+	req, _ := http.NewRequest(http.MethodGet, s.URL()+revision.Path, nil)
 	if code, body := do(t, req); code != http.StatusUnauthorized {
 		t.Errorf("stream without assertion = %d %s, want 401", code, body)
 	}
 	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, Audience)}
-	resp, err := signed.Get(s.URL() + RevisionsPath)
+	resp, err := signed.Get(s.URL() + revision.Path)
 	if err != nil {
 		t.Fatal(err)
 	}

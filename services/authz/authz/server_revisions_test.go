@@ -6,11 +6,9 @@ import (
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/authz/rbac"
 )
 
@@ -32,8 +31,8 @@ func lineReader(t *testing.T, body io.Reader) <-chan int64 {
 		defer close(out)
 		sc := bufio.NewScanner(body)
 		for sc.Scan() {
-			var l revisionLine
-			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			l, err := revision.ParseLine(sc.Bytes())
+			if err != nil {
 				return
 			}
 			out <- l.Revision
@@ -54,34 +53,6 @@ func next(t *testing.T, lines <-chan int64) (int64, bool) {
 	}
 }
 
-// TestRevisionsStream: the current revision at once, each newer one as it
-// is published, older ones never, and the stream ends when stopped.
-func TestRevisionsStream(t *testing.T) {
-	feed := newRevisionFeed()
-	feed.publish(7)
-	stop, stopStreams := context.WithCancel(context.Background())
-	srv := httptest.NewServer(revisionsHandler(feed, stop.Done()))
-	t.Cleanup(srv.Close)
-	resp, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = resp.Body.Close() })
-	lines := lineReader(t, resp.Body)
-	if rev, _ := next(t, lines); rev != 7 {
-		t.Fatalf("first line = %d, want the current revision 7", rev)
-	}
-	feed.publish(5) // older: not news
-	feed.publish(9)
-	if rev, _ := next(t, lines); rev != 9 {
-		t.Fatalf("after publish(9) = %d, want 9", rev)
-	}
-	stopStreams()
-	if _, ok := next(t, lines); ok {
-		t.Fatal("stream still open after stop")
-	}
-}
-
 // TestPolicySyncPublishes: every policy loaded is pushed with its revision,
 // the deletion of a binding included.
 func TestPolicySyncPublishes(t *testing.T) {
@@ -95,8 +66,8 @@ func TestPolicySyncPublishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed := newRevisionFeed()
-	s.onLoad = feed.publish
+	feed := revision.NewFeed()
+	s.onLoad = feed.Set
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	s.start(ctx)
@@ -113,11 +84,11 @@ func TestPolicySyncPublishes(t *testing.T) {
 }
 
 // waitForRevision waits, on the feed's own channel, until it reaches want.
-func waitForRevision(t *testing.T, feed *revisionFeed, want int64) {
+func waitForRevision(t *testing.T, feed *revision.Feed, want int64) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
-		rev, changed := feed.current()
+		rev, changed := feed.Current()
 		if rev >= want {
 			return
 		}
@@ -143,7 +114,7 @@ func TestServerRevisionsRequireAssertion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(srv.URL() + RevisionsPath)
+	resp, err := http.Get(srv.URL() + revision.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +127,7 @@ func TestServerRevisionsRequireAssertion(t *testing.T) {
 		t.Fatal(err)
 	}
 	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, Audience)}
-	resp, err = signed.Get(srv.URL() + RevisionsPath)
+	resp, err = signed.Get(srv.URL() + revision.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
