@@ -4,6 +4,13 @@
 // chain of engines chosen by name, as kube-apiserver's
 // --authorization-mode does.
 //
+// Through the aggregator it also serves users the reviews they ask about
+// themselves (kubectl auth can-i): SelfSubjectAccessReviews, answered by
+// the same chain for the caller the aggregator asserts, and
+// SelfSubjectRulesReviews, listed from the engines that can list rules;
+// both in JSON or protobuf. It serves the group's discovery too, so the
+// aggregator's merged /apis includes it.
+//
 // The default engine is RBAC (package rbac), fed from the API itself: the
 // service watches Roles, ClusterRoles and their bindings through the
 // aggregator with its own credentials, like any controller, and rebuilds

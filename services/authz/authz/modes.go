@@ -25,6 +25,17 @@ const (
 type mode struct {
 	authorizer authz.Authorizer
 	checks     []health.Check
+	// rules lists what the mode allows a user, for
+	// SelfSubjectRulesReviews; nil when it cannot tell.
+	rules rulesFunc
+}
+
+// engines is the built chain: what answers reviews, what tells when it is
+// ready, and what lists a user's rules.
+type engines struct {
+	authorizer authz.Authorizer
+	checks     []health.Check
+	rules      rulesFunc
 }
 
 // newModeFunc builds a mode. ctx is the service's lifetime: a mode that
@@ -36,36 +47,41 @@ type newModeFunc func(ctx context.Context, cfg Config, feed *revision.Feed) (mod
 var authorizationModes = map[string]newModeFunc{
 	ModeRBAC: newRBACMode,
 	ModeAlwaysAllow: func(context.Context, Config, *revision.Feed) (mode, error) {
-		return mode{authorizer: authz.AlwaysAllow()}, nil
+		return mode{authorizer: authz.AlwaysAllow(), rules: allRules}, nil
 	},
 	ModeAlwaysDeny: func(context.Context, Config, *revision.Feed) (mode, error) {
-		return mode{authorizer: authz.AlwaysDeny()}, nil
+		return mode{authorizer: authz.AlwaysDeny(), rules: noRules}, nil
 	},
 	ModeWebhook: newWebhookMode,
 }
 
 // buildChain builds the configured modes, in the order given, into one
-// chain, and gathers their readiness checks. A name that is unknown or
-// given twice is refused before anything starts. The modes publish their
-// policy revisions on feed.
-func buildChain(ctx context.Context, cfg Config, feed *revision.Feed) (authz.Authorizer, []health.Check, error) {
+// chain, and gathers their readiness checks and rule listers. A name that
+// is unknown or given twice is refused before anything starts. The modes
+// publish their policy revisions on feed.
+func buildChain(ctx context.Context, cfg Config, feed *revision.Feed) (engines, error) {
 	if err := validateModes(cfg.AuthorizationModes); err != nil {
-		return nil, nil, err
+		return engines{}, err
 	}
 	var (
 		list   []authz.Authorizer
 		checks []health.Check
+		rules  []rulesFunc
 	)
 	for _, name := range cfg.AuthorizationModes {
 		m, err := authorizationModes[name](ctx, cfg, feed)
 		if err != nil {
-			return nil, nil, fmt.Errorf("authorization mode %q: %w", name, err)
+			return engines{}, fmt.Errorf("authorization mode %q: %w", name, err)
 		}
 		list = append(list, m.authorizer)
 		checks = append(checks, m.checks...)
+		rules = append(rules, m.rules)
 	}
 	chain, err := authz.Chain(list...)
-	return chain, checks, err
+	if err != nil {
+		return engines{}, err
+	}
+	return engines{authorizer: chain, checks: checks, rules: unionRules(rules)}, nil
 }
 
 // validateModes checks the names as kube does: known, and none twice.

@@ -19,7 +19,7 @@ func TestBuildChainRefuses(t *testing.T) {
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, _, err := buildChain(context.Background(), cfg, revision.NewFeed()); !errors.Is(err, ErrInvalidConfig) {
+			if _, err := buildChain(context.Background(), cfg, revision.NewFeed()); !errors.Is(err, ErrInvalidConfig) {
 				t.Errorf("buildChain = %v, want ErrInvalidConfig", err)
 			}
 		})

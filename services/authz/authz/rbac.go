@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -38,5 +39,12 @@ func newRBACMode(ctx context.Context, cfg Config, feed *revision.Feed) (mode, er
 	}
 	s.onLoad = feed.Set
 	s.start(ctx)
-	return mode{authorizer: engine, checks: []health.Check{{Name: "rbac-synced", Func: s.ready}}}, nil
+	return mode{
+		authorizer: engine,
+		checks:     []health.Check{{Name: "rbac-synced", Func: s.ready}},
+		rules: func(user authenticationv1.UserInfo, namespace string) ruleSet {
+			res, nonRes := engine.Rules(user, namespace)
+			return ruleSet{resource: res, nonResource: nonRes}
+		},
+	}, nil
 }

@@ -42,7 +42,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	feed := revision.NewFeed()
-	authorizer, checks, err := buildChain(runCtx, cfg, feed)
+	built, err := buildChain(runCtx, cfg, feed)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -57,7 +57,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// the revision streams end on their own when it starts.
 	streams, stopStreams := context.WithCancel(runCtx)
 	s.http = &http.Server{
-		Handler:           routes(authorizer, verifier, checks, revision.Handler(feed, streams.Done())),
+		Handler:           routes(built, verifier, revision.Handler(feed, streams.Done())),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 	}
@@ -70,15 +70,20 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// routes serves the review endpoint and the revision stream to the
-// aggregator only, and the health endpoints to anyone, so probes work.
-func routes(a authz.Authorizer, v *identity.Verifier, checks []health.Check, revisions http.Handler) http.Handler {
+// routes serves the reviews, their discovery and the revision stream to
+// the aggregator only (the self reviews answer for the caller it
+// asserts), and the health endpoints to anyone, so probes work.
+func routes(e engines, v *identity.Verifier, revisions http.Handler) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("POST "+authz.SubjectAccessReviewPath, identity.Require(v)(authz.NewSubjectAccessReviewHandler(a)))
-	mux.Handle("GET "+revision.Path, identity.Require(v)(revisions))
+	asserted := identity.Require(v)
+	mux.Handle("POST "+authz.SubjectAccessReviewPath, asserted(authz.NewSubjectAccessReviewHandler(e.authorizer)))
+	mux.Handle("POST "+SelfSubjectAccessReviewPath, asserted(newSelfSubjectAccessReviewHandler(e.authorizer)))
+	mux.Handle("POST "+SelfSubjectRulesReviewPath, asserted(newSelfSubjectRulesReviewHandler(e.rules)))
+	handleDiscovery(mux, asserted)
+	mux.Handle("GET "+revision.Path, asserted(revisions))
 	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
 	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
-	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, checks...)...)
+	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, e.checks...)...)
 	mux.Handle("GET /readyz", ready)
 	mux.Handle("GET /readyz/", ready)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,65 @@
+package authz
+
+import (
+	"net/http"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
+)
+
+// Discovery paths of the group authz serves. The aggregator merges /apis
+// from every upstream and forwards the group's own documents here, so
+// kubectl api-resources lists the reviews, and kubectl auth can-i finds
+// them.
+const (
+	groupListPath    = "/apis"
+	groupPath        = "/apis/authorization.k8s.io"
+	groupVersionPath = "/apis/authorization.k8s.io/v1"
+)
+
+// authorizationGroup is the one group authz serves, at its one version.
+func authorizationGroup() metav1.APIGroup {
+	v := metav1.GroupVersionForDiscovery{
+		GroupVersion: authorizationv1.SchemeGroupVersion.String(),
+		Version:      authorizationv1.SchemeGroupVersion.Version,
+	}
+	return metav1.APIGroup{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"},
+		Name:     authorizationv1.GroupName, Versions: []metav1.GroupVersionForDiscovery{v}, PreferredVersion: v,
+	}
+}
+
+// authorizationResources lists the reviews authz serves, as kube lists
+// them: create-only, neither namespaced but the local review.
+func authorizationResources() *metav1.APIResourceList {
+	review := func(name, kind string) metav1.APIResource {
+		return metav1.APIResource{Name: name, Kind: kind, Verbs: metav1.Verbs{"create"}}
+	}
+	return &metav1.APIResourceList{
+		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
+		GroupVersion: authorizationv1.SchemeGroupVersion.String(),
+		APIResources: []metav1.APIResource{
+			review("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
+			review("selfsubjectrulesreviews", "SelfSubjectRulesReview"),
+			review("subjectaccessreviews", "SubjectAccessReview"),
+		},
+	}
+}
+
+// handleDiscovery mounts the group's discovery documents on mux, behind
+// wrap (the identity check the aggregator's hops pass).
+func handleDiscovery(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
+	serve := func(path string, v any) {
+		mux.Handle("GET "+path, wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			webhook.WriteJSON(w, http.StatusOK, v)
+		})))
+	}
+	group := authorizationGroup()
+	serve(groupListPath, &metav1.APIGroupList{
+		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{group},
+	})
+	serve(groupPath, &group)
+	serve(groupVersionPath, authorizationResources())
+}
