@@ -1,7 +1,6 @@
 package revision
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -16,14 +15,7 @@ func lineReader(body io.Reader) <-chan int64 {
 	out := make(chan int64, 16)
 	go func() {
 		defer close(out)
-		sc := bufio.NewScanner(body)
-		for sc.Scan() {
-			l, err := ParseLine(sc.Bytes())
-			if err != nil {
-				return
-			}
-			out <- l.Revision
-		}
+		_ = Read(body, func(rev int64) error { out <- rev; return nil })
 	}()
 	return out
 }

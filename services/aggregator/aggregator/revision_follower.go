@@ -1,9 +1,7 @@
 package aggregator
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -187,25 +185,21 @@ func (f *revisionFollower) stream(ctx context.Context, st *followedStream, u *ur
 	}
 	idle := time.AfterFunc(followIdle, cancel)
 	defer idle.Stop()
-	sc := bufio.NewScanner(resp.Body)
 	last := int64(0)
-	for sc.Scan() {
+	err = revision.Read(resp.Body, func(rev int64) error {
 		idle.Reset(followIdle)
-		line, err := revision.ParseLine(sc.Bytes())
-		if err != nil {
-			return worked, fmt.Errorf("revision stream: bad line %q", sc.Bytes())
+		if !worked || rev != last {
+			f.onRevision(rev)
 		}
-		if !worked || line.Revision != last {
-			f.onRevision(line.Revision)
-		}
-		last = line.Revision
+		last = rev
 		if !worked {
 			// Only now: the cache was brought up to date just above.
 			f.setLive(st, true)
 			worked = true
 		}
-	}
-	return worked, errors.Join(errors.New("revision stream ended"), sc.Err())
+		return nil
+	})
+	return worked, fmt.Errorf("revision stream ended: %w", err)
 }
 
 // setLive records whether st's connection is live.

@@ -1,9 +1,8 @@
 package authn
 
 import (
-	"bufio"
 	"context"
-	"io"
+	"github.com/kubesplit/kubesplit/pkg/revision/revisiontest"
 	"net/http"
 	"testing"
 	"time"
@@ -13,36 +12,6 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 )
-
-// lineReader reads the revisions of a stream on a goroutine, so that a
-// test waits for each with a bound instead of blocking forever.
-func lineReader(body io.Reader) <-chan int64 {
-	out := make(chan int64, 16)
-	go func() {
-		defer close(out)
-		sc := bufio.NewScanner(body)
-		for sc.Scan() {
-			l, err := revision.ParseLine(sc.Bytes())
-			if err != nil {
-				return
-			}
-			out <- l.Revision
-		}
-	}()
-	return out
-}
-
-// nextLine returns the next revision of lines, failing after 10 s.
-func nextLine(t *testing.T, lines <-chan int64) (int64, bool) {
-	t.Helper()
-	select {
-	case rev, ok := <-lines:
-		return rev, ok
-	case <-time.After(10 * time.Second):
-		t.Fatal("no line within 10s")
-		return 0, false
-	}
-}
 
 // TestServerRevisionsFollowDeletions: the aggregator's stream (and only
 // its) counts ServiceAccount deletions, and Close ends it.
@@ -59,19 +28,19 @@ func TestServerRevisionsFollowDeletions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	lines := lineReader(resp.Body)
-	if rev, _ := nextLine(t, lines); rev != 0 {
+	lines := revisiontest.Lines(resp.Body)
+	if rev, _ := revisiontest.Next(t, lines); rev != 0 {
 		t.Fatalf("first line = %d, want 0", rev)
 	}
 	if err := client.CoreV1().ServiceAccounts("default").Delete(context.Background(), "robot", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if rev, _ := nextLine(t, lines); rev != 1 {
+	if rev, _ := revisiontest.Next(t, lines); rev != 1 {
 		t.Fatalf("after deleting robot = %d, want 1", rev)
 	}
 	closed := make(chan struct{})
 	go func() { _ = s.Close(); close(closed) }()
-	if _, ok := nextLine(t, lines); ok {
+	if _, ok := revisiontest.Next(t, lines); ok {
 		t.Fatal("stream still open after Close")
 	}
 	select {

@@ -1,11 +1,11 @@
 package authz
 
 import (
-	"bufio"
 	"context"
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
+	"github.com/kubesplit/kubesplit/pkg/revision/revisiontest"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,37 +21,6 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/authz/rbac"
 )
-
-// lineReader reads the revisions of a stream on a goroutine, so that a
-// test waits for each with a bound instead of blocking forever.
-func lineReader(t *testing.T, body io.Reader) <-chan int64 {
-	t.Helper()
-	out := make(chan int64, 16)
-	go func() {
-		defer close(out)
-		sc := bufio.NewScanner(body)
-		for sc.Scan() {
-			l, err := revision.ParseLine(sc.Bytes())
-			if err != nil {
-				return
-			}
-			out <- l.Revision
-		}
-	}()
-	return out
-}
-
-// next returns the next revision of lines, failing after 10 s.
-func next(t *testing.T, lines <-chan int64) (int64, bool) {
-	t.Helper()
-	select {
-	case rev, ok := <-lines:
-		return rev, ok
-	case <-time.After(10 * time.Second):
-		t.Fatal("no line within 10s")
-		return 0, false
-	}
-}
 
 // TestPolicySyncPublishes: every policy loaded is pushed with its revision,
 // the deletion of a binding included.
@@ -132,13 +101,13 @@ func TestServerRevisionsRequireAssertion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	lines := lineReader(t, resp.Body)
-	if rev, ok := next(t, lines); !ok || rev != 0 {
+	lines := revisiontest.Lines(resp.Body)
+	if rev, ok := revisiontest.Next(t, lines); !ok || rev != 0 {
 		t.Fatalf("first line = %d %v, want revision 0 (no RBAC mode)", rev, ok)
 	}
 	closed := make(chan struct{})
 	go func() { srv.Close(); close(closed) }()
-	if _, ok := next(t, lines); ok {
+	if _, ok := revisiontest.Next(t, lines); ok {
 		t.Fatal("stream still open after Close")
 	}
 	select {
