@@ -107,3 +107,7 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 	}
 	return signed, nil
 }
+
+// DefaultIssuer is the issuer the aggregator names in its assertions and
+// every backend expects, unless both are configured otherwise.
+const DefaultIssuer = "kubesplit-aggregator"

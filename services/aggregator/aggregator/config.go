@@ -5,13 +5,15 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
 )
 
 // Defaults for the zero values of Config.
 const (
 	// DefaultIdentityIssuer is the iss of the aggregator's assertions; the
 	// registry's --identity-issuer defaults to the same.
-	DefaultIdentityIssuer = "kubesplit-aggregator"
+	DefaultIdentityIssuer = identity.DefaultIssuer
 	// DefaultAuthenticationCacheTTL is how long a webhook's answer for a
 	// token is reused, as kube's --authentication-token-webhook-cache-ttl.
 	DefaultAuthenticationCacheTTL = 10 * time.Second

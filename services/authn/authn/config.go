@@ -10,13 +10,14 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/services/authn/oidc"
 )
 
 // Defaults for Config.
 const (
 	// DefaultIdentityIssuer is the iss of the aggregator's assertions.
-	DefaultIdentityIssuer = "kubesplit-aggregator"
+	DefaultIdentityIssuer = identity.DefaultIssuer
 	// Audience is this service's name in the aggregator's assertions.
 	Audience = "authn"
 	// DefaultServiceAccountIssuer is the issuer of our service-account

@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
 )
 
 // Defaults for the zero values of Config.
 const (
 	// DefaultIdentityIssuer is the iss the aggregator puts in its
 	// assertions (the aggregator's own default).
-	DefaultIdentityIssuer = "kubesplit-aggregator"
+	DefaultIdentityIssuer = identity.DefaultIssuer
 	// Audience is the aud the aggregator's assertions to this service
 	// carry: the aggregator names its upstreams so.
 	Audience = "authz"

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"net"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
 )
 
 // Config is everything the registry needs to run.
@@ -38,7 +40,7 @@ type Config struct {
 }
 
 // DefaultIdentityIssuer is the issuer of the aggregator's assertions.
-const DefaultIdentityIssuer = "kubesplit-aggregator"
+const DefaultIdentityIssuer = identity.DefaultIssuer
 
 // Audience is the name assertions for the registry are addressed to.
 const Audience = "registry"
