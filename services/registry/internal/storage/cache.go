@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -129,29 +130,20 @@ const relistPage = 500
 // load reads every object under the prefix, page by page at one revision.
 func (c *cache) load(ctx context.Context) (map[string]*Object, int64, error) {
 	fresh := map[string]*Object{}
-	end := clientv3.GetPrefixRangeEnd(c.prefix)
-	key, rev := c.prefix, int64(0)
-	for {
-		resp, err := c.client.Get(ctx, key, clientv3.WithRange(end), clientv3.WithLimit(relistPage), clientv3.WithRev(rev))
-		if err != nil {
-			return nil, 0, err
-		}
-		if rev == 0 {
-			rev = resp.Header.Revision
-		}
-		for _, kv := range resp.Kvs {
+	rev, err := scan(ctx, c.client, c.prefix, clientv3.GetPrefixRangeEnd(c.prefix), 0, relistPage,
+		func(kv *mvccpb.KeyValue, _ bool, _ int64) bool {
 			obj, err := decode(kv.Value, kv.ModRevision)
 			if err != nil {
 				slog.Error("skipping undecodable object", "key", string(kv.Key), "err", err)
-				continue
+				return false
 			}
 			fresh[string(kv.Key)] = obj
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			return fresh, rev, nil
-		}
-		key = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+			return false
+		})
+	if err != nil {
+		return nil, 0, err
 	}
+	return fresh, rev, nil
 }
 
 // follow applies etcd's events after rev until the watch ends.

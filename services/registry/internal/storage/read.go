@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -151,45 +152,38 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 	} else if opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact {
 		rev, _ = parseRV(opts.ResourceVersion)
 	}
-	end := clientv3.GetPrefixRangeEnd(prefix)
 	res := &ListResult{}
+	next := "" // where the next page starts, when there is one
 	batch := opts.Limit
 	if batch <= 0 || batch > 1000 {
 		batch = 1000
 	}
-	for {
-		resp, err := s.client.Get(ctx, start, clientv3.WithRange(end), clientv3.WithLimit(batch), clientv3.WithRev(rev))
-		if err != nil {
-			return nil, listError(err, opts.Continue != "", rev)
-		}
-		if rev == 0 {
-			rev = resp.Header.Revision
-		}
-		for i, kv := range resp.Kvs {
+	rev, err := scan(ctx, s.client, start, clientv3.GetPrefixRangeEnd(prefix), rev, batch,
+		func(kv *mvccpb.KeyValue, more bool, left int64) bool {
 			obj, err := decode(kv.Value, kv.ModRevision)
 			if err != nil || !match(obj) {
-				continue
+				return false
 			}
 			res.Items = append(res.Items, obj)
-			if opts.Limit > 0 && int64(len(res.Items)) == opts.Limit {
-				more := i < len(resp.Kvs)-1 || resp.More
-				if more {
-					res.Continue = encodeContinue(rev, string(kv.Key[len(prefix):])+"\x00")
-					if opts.Selector.Empty() {
-						left := resp.Count - int64(i) - 1
-						res.Remaining = &left
-					}
-				}
-				res.Rev = rev
-				return res, nil
+			if opts.Limit == 0 || int64(len(res.Items)) < opts.Limit {
+				return false
 			}
-		}
-		if !resp.More || len(resp.Kvs) == 0 {
-			res.Rev = rev
-			return res, nil
-		}
-		start = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+			if more {
+				next = string(kv.Key[len(prefix):]) + "\x00"
+				if opts.Selector.Empty() {
+					res.Remaining = &left
+				}
+			}
+			return true
+		})
+	if err != nil {
+		return nil, listError(err, opts.Continue != "", rev)
 	}
+	res.Rev = rev
+	if next != "" {
+		res.Continue = encodeContinue(rev, next)
+	}
+	return res, nil
 }
 
 // listError explains why etcd refused a read at a fixed revision.
