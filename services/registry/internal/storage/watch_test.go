@@ -290,6 +290,12 @@ func TestFilteredWatchTranslatesSelectorMoves(t *testing.T) {
 				t.Fatal(err)
 			}
 			if source != "live" {
+				// A consistent read first: the cache must have applied every
+				// write above, or the one-event history may still reach back
+				// to start and serve the watch itself.
+				if _, err := s.Get(ctx, "other", "web", ReadOptions{}); err != nil {
+					t.Fatal(err)
+				}
 				watchNow()
 			}
 			if _, cached := s.WatchRevision(w); cached != (source != "etcd") {
