@@ -7,36 +7,29 @@ import (
 	"context"
 	"crypto"
 	"errors"
-	"fmt"
-	"log/slog"
-	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/authn/authn"
 )
 
 // options are the flags that are not fields of authn.Config as they are.
 type options struct {
-	addressFile, certDir, signingKeyFile, identityKeyFile, kubeconfig string
-	listenFD                                                          int
+	certDir, signingKeyFile, identityKeyFile, kubeconfig string
 }
 
 func main() {
 	cfg := authn.Config{}
 	opts := options{}
+	common := serve.Flags{}
 	fs := pflag.NewFlagSet("authn", pflag.ContinueOnError)
-	fs.StringVar(&cfg.BindAddress, "bind-address", "127.0.0.1:6446", "host:port to serve HTTP on (port 0 picks a free port); the stack's defaults are aggregator 6443, registry 6444, authz 6445, authn 6446")
-	fs.IntVar(&opts.listenFD, "listen-fd", 0, "serve on this inherited listening socket instead of --bind-address (for supervisors and tests that reserve the port)")
-	fs.StringVar(&opts.addressFile, "address-file", "", "write the URL served to this file once listening")
+	common.AddFlags(fs, "127.0.0.1:6446")
 	fs.StringVar(&opts.certDir, "cert-dir", ".run/authn", "directory of generated keys (the development service-account signing key)")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "static token file (token,user,uid,\"group1,group2\")")
 	fs.StringVar(&opts.signingKeyFile, "service-account-signing-key-file", "",
@@ -51,40 +44,13 @@ func main() {
 		"PEM file of the aggregator's public key(s): TokenReview, TokenRequest and SelfSubjectReview need its signed assertion (required)")
 	fs.StringVar(&cfg.IdentityIssuer, "identity-issuer", authn.DefaultIdentityIssuer, "issuer the aggregator's assertions name")
 	fs.StringVar(&opts.kubeconfig, "kubeconfig", "", "kubeconfig reaching the API (through the aggregator) to look up ServiceAccounts (required)")
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return
+	serve.Main("authn", fs, &common, func(ctx context.Context) (serve.Service, error) {
+		cfg.Endpoint = common.Endpoint
+		if err := complete(&cfg, opts); err != nil {
+			return nil, err
 		}
-		os.Exit(2)
-	}
-	if err := run(cfg, opts); err != nil {
-		fmt.Fprintln(os.Stderr, "authn:", err)
-		os.Exit(1)
-	}
-}
-
-func run(cfg authn.Config, opts options) error {
-	if err := complete(&cfg, opts); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	srv, err := authn.Start(startCtx, cfg)
-	cancel()
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	slog.Info("authn serving", "url", srv.URL())
-	if opts.addressFile != "" {
-		if err := os.WriteFile(opts.addressFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
-			return err
-		}
-	}
-	<-ctx.Done()
-	slog.Info("authn shutting down")
-	return nil
+		return authn.Start(ctx, cfg)
+	})
 }
 
 // complete fills the parts of cfg that flags name files for.
@@ -106,15 +72,6 @@ func complete(cfg *authn.Config, opts options) error {
 	}
 	if cfg.Client, err = kubernetes.NewForConfig(rc); err != nil {
 		return err
-	}
-	if opts.listenFD > 0 {
-		f := os.NewFile(uintptr(opts.listenFD), "listen-fd")
-		ln, err := net.FileListener(f)
-		_ = f.Close() // FileListener holds its own duplicate
-		if err != nil {
-			return fmt.Errorf("--listen-fd %d: %w", opts.listenFD, err)
-		}
-		cfg.Listener = ln
 	}
 	return nil
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/authn/oidc"
 )
 
@@ -32,12 +32,9 @@ var ErrInvalidConfig = errors.New("authn: invalid configuration")
 // Config configures Start. Fields follow kube-apiserver's flags where the
 // concept is the same.
 type Config struct {
-	// BindAddress is the host:port served (plain HTTP); port 0 picks a
-	// free one. Ignored when Listener is set.
-	BindAddress string
-	// Listener, when set, is served instead of listening on BindAddress,
-	// so that a supervisor or a test can reserve the port first.
-	Listener net.Listener
+	// Endpoint is where the service listens, and with which certificate
+	// when it serves HTTPS.
+	serve.Endpoint
 	// IdentityKeys are the aggregator's public keys: every API request
 	// must carry its assertion for audience Audience. Required.
 	IdentityKeys []crypto.PublicKey

@@ -5,28 +5,21 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"sync"
-	"time"
 
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/revision"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/authn/oidc"
 	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
 )
 
-// shutdownTimeout bounds how long Close waits for requests in flight.
-const shutdownTimeout = 10 * time.Second
-
 // Server is a running authn service.
 type Server struct {
-	url    string
-	srv    *http.Server
+	*serve.Server
 	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 // Start checks cfg, starts the ServiceAccount informer and serves. It
@@ -46,27 +39,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
-	ln := cfg.Listener
-	if ln == nil {
-		if ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.BindAddress); err != nil {
-			cancel()
-			return nil, err
-		}
+	srv, err := serve.Start(ctx, cfg.Endpoint, newRouter(h), cfg.Log)
+	if err != nil {
+		cancel()
+		return nil, err
 	}
-	s := &Server{
-		url:    "http://" + ln.Addr().String(),
-		srv:    &http.Server{Handler: newRouter(h), ReadHeaderTimeout: 10 * time.Second},
-		cancel: cancel,
-		done:   make(chan struct{}),
-	}
-	s.srv.RegisterOnShutdown(sync.OnceFunc(func() { close(streams) }))
-	go func() {
-		defer close(s.done)
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			cfg.Log.Error("authn stopped serving", "err", err)
-		}
-	}()
-	return s, nil
+	srv.OnShutdown(sync.OnceFunc(func() { close(streams) }))
+	return &Server{Server: srv, cancel: cancel}, nil
 }
 
 // newHandlers builds the authenticators and handlers of cfg; the informer
@@ -155,16 +134,9 @@ func newAuthenticator(cfg Config, issuer *serviceaccount.Issuer, lookup servicea
 	return pkgauthn.Union(list...), nil
 }
 
-// URL is the base URL served, http://host:port.
-func (s *Server) URL() string { return s.url }
-
 // Close stops serving, waiting a bounded time for requests in flight,
 // and stops the informer.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
+func (s *Server) Close() {
+	s.Server.Close()
 	s.cancel()
-	<-s.done
-	return err
 }

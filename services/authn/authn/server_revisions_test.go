@@ -39,7 +39,7 @@ func TestServerRevisionsFollowDeletions(t *testing.T) {
 		t.Fatalf("after deleting robot = %d, want 1", rev)
 	}
 	closed := make(chan struct{})
-	go func() { _ = s.Close(); close(closed) }()
+	go func() { s.Close(); close(closed) }()
 	if _, ok := revisiontest.Next(t, lines); ok {
 		t.Fatal("stream still open after Close")
 	}

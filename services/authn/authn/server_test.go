@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // testServer starts the service on a fake API holding ServiceAccount
@@ -43,11 +44,11 @@ func testServer(t *testing.T) (*Server, *identity.Signer, *fake.Clientset) {
 	client := fake.NewClientset(&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "robot", UID: "uid-robot"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := Start(ctx, Config{BindAddress: "127.0.0.1:0", IdentityKeys: []crypto.PublicKey{pub}, ServiceAccountKey: saKey, Client: client})
+	s, err := Start(ctx, Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, IdentityKeys: []crypto.PublicKey{pub}, ServiceAccountKey: saKey, Client: client})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	t.Cleanup(func() { s.Close() })
 	return s, signer, client
 }
 

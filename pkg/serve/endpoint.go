@@ -1,0 +1,89 @@
+package serve
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+)
+
+// Endpoint is where and how a service listens.
+type Endpoint struct {
+	// BindAddress is the host:port to listen on; port 0 picks a free port.
+	// Ignored when Listener is set.
+	BindAddress string
+	// Listener, when set, is used as it is: a socket inherited from a
+	// supervisor or a test that reserved the port.
+	Listener net.Listener
+	// TLSCertFile and TLSPrivateKeyFile, given together, make the service
+	// speak HTTPS (and HTTP/2) with that certificate; both empty is plain
+	// HTTP, for loopback development only.
+	TLSCertFile, TLSPrivateKeyFile string
+	// TLSConfig, when set, is used instead of the files: for a caller that
+	// made or holds its certificates itself (the aggregator's generated
+	// CA, client-certificate verification).
+	TLSConfig *tls.Config
+}
+
+// listen opens the endpoint's listener and tells the URL scheme it serves.
+func (e Endpoint) listen(ctx context.Context) (net.Listener, string, error) {
+	tlsConfig, err := e.tlsConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	ln := e.Listener
+	if ln == nil {
+		if e.BindAddress == "" {
+			return nil, "", errors.New("serve: no bind address")
+		}
+		if ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", e.BindAddress); err != nil {
+			return nil, "", err
+		}
+	}
+	if tlsConfig == nil {
+		return ln, "http", nil
+	}
+	return tls.NewListener(ln, tlsConfig), "https", nil
+}
+
+// tlsConfig is the endpoint's TLS configuration, nil for plain HTTP.
+func (e Endpoint) tlsConfig() (*tls.Config, error) {
+	if e.TLSConfig != nil {
+		return withHTTP2(e.TLSConfig), nil
+	}
+	if (e.TLSCertFile == "") != (e.TLSPrivateKeyFile == "") {
+		return nil, errors.New("serve: --tls-cert-file and --tls-private-key-file go together")
+	}
+	if e.TLSCertFile == "" {
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(e.TLSCertFile, e.TLSPrivateKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("serve: loading the serving certificate: %w", err)
+	}
+	return withHTTP2(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
+}
+
+// withHTTP2 offers HTTP/2 first, as kube-apiserver does: the listener is
+// wrapped here, so net/http cannot add the protocols itself.
+func withHTTP2(c *tls.Config) *tls.Config {
+	c = c.Clone()
+	if len(c.NextProtos) == 0 {
+		c.NextProtos = []string{"h2", "http/1.1"}
+	}
+	return c
+}
+
+// InheritedListener is the listening socket a supervisor passed as file
+// descriptor fd.
+func InheritedListener(fd int) (net.Listener, error) {
+	f := os.NewFile(uintptr(fd), "listen-fd")
+	ln, err := net.FileListener(f)
+	_ = f.Close() // FileListener holds its own duplicate
+	if err != nil {
+		return nil, fmt.Errorf("--listen-fd %d: %w", fd, err)
+	}
+	return ln, nil
+}
