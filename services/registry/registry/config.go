@@ -37,6 +37,10 @@ type Config struct {
 	InsecureAllowUnauthenticated bool
 	// DisableControllers leaves out the housekeeping controllers.
 	DisableControllers bool
+	// Admission are the admission stages every write passes: local
+	// admitters in a fused binary, or RemoteAdmission's webhooks. The zero
+	// value runs none, as kube with no admission plugin.
+	Admission Admission
 }
 
 // DefaultIdentityIssuer is the issuer of the aggregator's assertions.

@@ -61,7 +61,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		s.stores = append(s.stores, backend.NewStore(info, opts))
 	}
-	s.handler = handler.New(s.stores)
+	s.handler = handler.New(s.stores, handler.Admission{Mutating: cfg.Admission.Mutating, Validating: cfg.Admission.Validating})
 	ln, err := net.Listen("tcp", cfg.BindAddress)
 	if err != nil {
 		s.Close()

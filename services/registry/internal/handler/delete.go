@@ -91,6 +91,7 @@ func (q *request) delete() error {
 	if err != nil {
 		return err
 	}
+	q.writeWarnings(nil)
 	if !done {
 		// Finalizers hold the object back: kube answers 202 with it.
 		return q.send(http.StatusAccepted, obj, out)
@@ -115,7 +116,10 @@ func (q *request) deleteOne(cur *storage.Object, opts *metav1.DeleteOptions) (*s
 			if q.needsFinalizing(live, opts) {
 				return errNeedsFinalizing
 			}
-			return check(live)
+			if err := check(live); err != nil {
+				return err
+			}
+			return q.admitDelete(live, opts)
 		}, dry)
 		if !errors.Is(err, errNeedsFinalizing) {
 			return gone, true, err
@@ -124,6 +128,9 @@ func (q *request) deleteOne(cur *storage.Object, opts *metav1.DeleteOptions) (*s
 	marked, err := q.store.Update(ctx, namespace, name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
 		live := cur.Decode()
 		if err := check(live); err != nil {
+			return nil, err
+		}
+		if err := q.admitDelete(live, opts); err != nil {
 			return nil, err
 		}
 		return q.markDeleted(live, opts), nil
@@ -282,6 +289,7 @@ func (q *request) deleteCollection() error {
 	if err := q.deleteAll(res.Items, opts); err != nil {
 		return err
 	}
+	q.writeWarnings(nil)
 	q.written = true
 	return writeTyped(q.w, http.StatusOK, mediaJSON, &metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess})

@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
+	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
@@ -28,6 +29,14 @@ type env struct {
 }
 
 func newEnv(t *testing.T) *env {
+	t.Helper()
+	return newEnvWith(t, Admission{})
+}
+
+// newEnvWith is newEnv with admission. A request's X-Test-User header is
+// taken as the caller the aggregator asserted (identity.Require's job in
+// the registry).
+func newEnvWith(t *testing.T, adm Admission) *env {
 	t.Helper()
 	_, client := etcdtest.Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -47,8 +56,13 @@ func newEnv(t *testing.T) *env {
 			t.Fatalf("%s cache: %v", s.Info().Resource, err)
 		}
 	}
-	h := New(stores)
-	srv := httptest.NewServer(h)
+	h := New(stores, adm)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if name := r.Header.Get("X-Test-User"); name != "" {
+			r = r.WithContext(identity.WithUser(r.Context(), identity.User{Name: name, Groups: []string{"testers"}}))
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Shutdown)
 	env := &env{t: t, url: srv.URL, client: client}

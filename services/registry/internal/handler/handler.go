@@ -27,6 +27,7 @@ type Handler struct {
 	// namespace that does not exist.
 	namespaces *storage.Store
 	fields     fieldManagers
+	adm        admitters
 	now        func() metav1.Time
 	// closing is closed when the server shuts down, ending every watch.
 	closing  chan struct{}
@@ -36,9 +37,10 @@ type Handler struct {
 // Shutdown ends every watch, so the HTTP server can drain.
 func (h *Handler) Shutdown() { h.closeOne.Do(func() { close(h.closing) }) }
 
-// New returns a handler for stores.
-func New(stores []*storage.Store) *Handler {
-	h := &Handler{stores: map[schema.GroupVersionResource]*storage.Store{}, now: metav1.Now, closing: make(chan struct{})}
+// New returns a handler for stores, whose writes pass adm.
+func New(stores []*storage.Store, adm Admission) *Handler {
+	h := &Handler{stores: map[schema.GroupVersionResource]*storage.Store{}, now: metav1.Now, closing: make(chan struct{}),
+		adm: newAdmitters(adm)}
 	for _, s := range stores {
 		h.Add(s)
 	}
@@ -93,6 +95,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !req.written {
+			req.writeWarnings(nil)
 			apierror.Write(w, err)
 		} else {
 			slog.Warn("request failed after the response began", "path", r.URL.Path, "err", err)
@@ -137,6 +140,9 @@ type request struct {
 	store   *storage.Store
 	res     *resource.Info
 	written bool
+	// warnings are admission's, for the response (see addWarnings).
+	warnMu   sync.Mutex
+	warnings []string
 }
 
 func (q *request) groupResource() schema.GroupResource {

@@ -24,11 +24,17 @@ func prepareCreate(info *resource.Info, obj *unstructured.Unstructured, now meta
 		// kube's generator: five characters that never spell words.
 		obj.SetName(obj.GetGenerateName() + rand.String(5))
 	}
+	obj.SetUID(newUID())
+	obj.SetCreationTimestamp(now)
+	resetCreate(info, obj)
+}
+
+// resetCreate clears what a client (or a mutating admitter) may not set on
+// a new object.
+func resetCreate(info *resource.Info, obj *unstructured.Unstructured) {
 	if !info.Namespaced {
 		obj.SetNamespace("")
 	}
-	obj.SetUID(newUID())
-	obj.SetCreationTimestamp(now)
 	obj.SetResourceVersion("")
 	obj.SetDeletionTimestamp(nil)
 	obj.SetDeletionGracePeriodSeconds(nil)

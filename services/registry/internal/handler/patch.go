@@ -154,10 +154,7 @@ func (q *request) apply(wr *write, body []byte) error {
 		if q.res.Default != nil {
 			q.res.Default(obj)
 		}
-		if err := validate(q.res, obj, nil); err != nil {
-			return err
-		}
-		if err := q.h.namespaceExists(ctx, q.res.Namespaced, obj.GetNamespace()); err != nil {
+		if err := q.checkCreate(wr, obj); err != nil {
 			return err
 		}
 		stored, err := q.store.Create(ctx, obj, wr.dryRun)
@@ -180,7 +177,7 @@ func (q *request) apply(wr *write, body []byte) error {
 		if q.res.Default != nil {
 			q.res.Default(obj)
 		}
-		return obj, validate(q.res, obj, live)
+		return obj, q.checkUpdate(wr, obj, live)
 	}, wr.dryRun)
 	if err != nil {
 		return err

@@ -50,11 +50,25 @@ func (q *request) scale() error {
 		if err != nil {
 			return nil, err
 		}
+		old, err := scaleOf(q.res.Scale, live)
+		if err != nil {
+			return nil, err
+		}
+		if want, err = q.mutateScale(wr, want, old); err != nil {
+			return nil, err
+		}
 		next := live.DeepCopy()
 		if err := setScale(q.res.Scale, next, want); err != nil {
 			return nil, err
 		}
-		return next, q.admitUpdate(wr, next, live)
+		q.prepareUpdated(next, live)
+		if err := q.trackFields(wr, live, next); err != nil {
+			return nil, err
+		}
+		if err := validate(q.res, next, live); err != nil {
+			return nil, err
+		}
+		return next, q.validateScale(wr, next, old)
 	}, wr.dryRun)
 	if err != nil {
 		return err

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,9 +55,7 @@ func dryRun(r *http.Request) (bool, error) {
 
 // finish sends the stored object with any warnings.
 func (q *request) finish(wr *write, code int, obj *storage.Object) error {
-	for _, msg := range wr.warnings {
-		q.w.Header().Add("Warning", "299 - "+strconv.Quote(msg))
-	}
+	q.writeWarnings(wr.warnings)
 	return q.send(code, obj, wr.out)
 }
 
@@ -105,8 +103,9 @@ func (q *request) create() error {
 }
 
 // admitCreate turns a decoded object into what is stored: server-owned
-// fields, defaults, managed fields, then validation and the namespace
-// check. Nothing here touches storage but the namespace lookup.
+// fields, defaults, managed fields, then admission around validation and
+// the namespace check. Nothing here touches storage but the namespace
+// lookup.
 func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
 	prepareCreate(q.res, obj, q.h.now())
 	if q.res.Default != nil {
@@ -115,10 +114,32 @@ func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
 	if err := q.trackFields(wr, nil, obj); err != nil {
 		return err
 	}
+	return q.checkCreate(wr, obj)
+}
+
+// checkCreate is kube's order for a new object: mutating admission,
+// validation, validating admission. The name was generated before, so
+// admission sees the name that will be stored.
+func (q *request) checkCreate(wr *write, obj *unstructured.Unstructured) error {
+	err := q.mutateObject(wr, admissionv1.Create, obj, nil, func(patched *unstructured.Unstructured) {
+		// obj is still the object admission was asked about.
+		patched.SetUID(obj.GetUID())
+		patched.SetCreationTimestamp(obj.GetCreationTimestamp())
+		resetCreate(q.res, patched)
+		if q.res.Default != nil {
+			q.res.Default(patched)
+		}
+	})
+	if err != nil {
+		return err
+	}
 	if err := validate(q.res, obj, nil); err != nil {
 		return err
 	}
-	return q.h.namespaceExists(q.r.Context(), q.res.Namespaced, obj.GetNamespace())
+	if err := q.h.namespaceExists(q.r.Context(), q.res.Namespaced, obj.GetNamespace()); err != nil {
+		return err
+	}
+	return q.validateObject(wr, admissionv1.Create, obj, nil)
 }
 
 // trackFields records obj's managed fields for an update by wr.manager;
@@ -221,8 +242,20 @@ func (q *request) preconditions(obj, cur *unstructured.Unstructured) error {
 	return nil
 }
 
-// admitUpdate turns the new state of an object into what is stored.
+// admitUpdate turns the new state of an object into what is stored. It
+// runs inside the store's retry loop, so admission sees the live object as
+// OldObject, as in kube's GuaranteedUpdate.
 func (q *request) admitUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
+	q.prepareUpdated(obj, cur)
+	if err := q.trackFields(wr, cur, obj); err != nil {
+		return err
+	}
+	return q.checkUpdate(wr, obj, cur)
+}
+
+// prepareUpdated defaults obj and carries over from cur what the write may
+// not change.
+func (q *request) prepareUpdated(obj, cur *unstructured.Unstructured) {
 	if q.res.Default != nil && q.info.Subresource == "" {
 		// Before comparing with cur, so that fields left to the server's
 		// defaults do not count as a spec change and bump generation.
@@ -232,8 +265,19 @@ func (q *request) admitUpdate(wr *write, obj, cur *unstructured.Unstructured) er
 	if q.res.Default != nil {
 		q.res.Default(obj)
 	}
-	if err := q.trackFields(wr, cur, obj); err != nil {
+}
+
+// checkUpdate is kube's order for a changed object: mutating admission,
+// validation, validating admission.
+func (q *request) checkUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
+	err := q.mutateObject(wr, admissionv1.Update, obj, cur, func(patched *unstructured.Unstructured) {
+		q.prepareUpdated(patched, cur)
+	})
+	if err != nil {
 		return err
 	}
-	return validate(q.res, obj, cur)
+	if err := validate(q.res, obj, cur); err != nil {
+		return err
+	}
+	return q.validateObject(wr, admissionv1.Update, obj, cur)
 }

@@ -1,0 +1,163 @@
+package handler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/identity"
+)
+
+// Admission are the two admission stages every write passes, as
+// kube-apiserver runs its mutating then its validating webhooks. A nil stage
+// is skipped, as kube runs with no admission plugin.
+type Admission struct {
+	// Mutating may patch the object; its patch is applied before the
+	// registry's own defaulting and validation, so it cannot store an
+	// invalid object.
+	Mutating admission.Admitter
+	// Validating sees the object that will be stored and only decides.
+	Validating admission.Admitter
+}
+
+// admitters holds the stages behind admission.Chain, which holds each
+// answer to the Admitter contract (a patch only from the mutating stage,
+// only a well-formed one) whatever the admitter is, local or remote.
+type admitters struct {
+	mutating, validating admission.Admitter
+}
+
+func newAdmitters(a Admission) admitters {
+	var out admitters
+	// Chain fails only on a nil admitter, which is checked first.
+	if a.Mutating != nil {
+		out.mutating, _ = admission.Chain(admission.Mutating(a.Mutating))
+	}
+	if a.Validating != nil {
+		out.validating, _ = admission.Chain(admission.Validating(a.Validating))
+	}
+	return out
+}
+
+// retryAfterSeconds is what a client is told to wait after admission could
+// not be asked: long enough for a restarting service, short for a blip.
+const retryAfterSeconds = 1
+
+// review is one question to admission about a write: the fields of an
+// AdmissionRequest the registry fills in, objects as JSON.
+type review struct {
+	op        admissionv1.Operation
+	kind      schema.GroupVersionKind
+	name      string
+	namespace string
+	object    []byte // nil on DELETE
+	old       []byte // nil on CREATE
+	options   runtime.Object
+	dryRun    bool
+}
+
+// attributes are the Attributes of rv for this request, as kube fills an
+// AdmissionRequest: the resource and subresource of the URL, the caller the
+// aggregator asserted.
+func (q *request) attributes(rv *review) (*admission.Attributes, error) {
+	gvr := metav1.GroupVersionResource{Group: q.res.Group, Version: q.res.Version, Resource: q.res.Resource}
+	gvk := metav1.GroupVersionKind{Group: rv.kind.Group, Version: rv.kind.Version, Kind: rv.kind.Kind}
+	a := &admission.Attributes{
+		Operation: rv.op,
+		Kind:      gvk, Resource: gvr, SubResource: q.info.Subresource,
+		RequestKind: gvk, RequestResource: gvr, RequestSubResource: q.info.Subresource,
+		Name: rv.name, Namespace: rv.namespace,
+		Object:    runtime.RawExtension{Raw: rv.object},
+		OldObject: runtime.RawExtension{Raw: rv.old},
+		DryRun:    rv.dryRun,
+	}
+	if a.Namespace == "" && q.res.Group == "" && q.res.Resource == "namespaces" {
+		// As kube does, so that namespace-scoped policy applies to the
+		// namespace itself.
+		a.Namespace = rv.name
+	}
+	if u, ok := identity.UserFrom(q.r.Context()); ok {
+		a.UserInfo = u.ToUserInfo()
+	}
+	if rv.options != nil {
+		raw, err := json.Marshal(rv.options)
+		if err != nil {
+			return nil, err
+		}
+		a.Options.Raw = raw
+	}
+	return a, nil
+}
+
+// mutate asks the mutating stage about rv and returns the object with its
+// patch applied, or nil when nothing changed (or no stage is configured).
+func (q *request) mutate(rv *review) ([]byte, error) {
+	if q.h.adm.mutating == nil {
+		return nil, nil
+	}
+	res, err := q.ask(q.h.adm.mutating, rv)
+	if err != nil || len(res.Patch) == 0 {
+		return nil, err
+	}
+	patched, err := admission.ApplyPatch(rv.object, res.Patch)
+	if err != nil {
+		return nil, admissionError(err)
+	}
+	return patched, nil
+}
+
+// validateAdmission asks the validating stage about rv.
+func (q *request) validateAdmission(rv *review) error {
+	if q.h.adm.validating == nil {
+		return nil
+	}
+	_, err := q.ask(q.h.adm.validating, rv)
+	return err
+}
+
+// ask runs one stage: a denial is its Status, an admitter that could not
+// answer is 503; warnings go to the client either way.
+func (q *request) ask(a admission.Admitter, rv *review) (*admission.Result, error) {
+	attrs, err := q.attributes(rv)
+	if err != nil {
+		return nil, err
+	}
+	res, err := a.Admit(q.r.Context(), attrs)
+	if err != nil {
+		return nil, admissionError(err)
+	}
+	q.addWarnings(res.Warnings)
+	if err := res.StatusError(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// admissionError is the answer when admission gave none. An admitter that
+// broke the contract (a patch that does not apply, a validating admitter
+// patching) will do so again: 500. Anything else (unreachable, timed out, a
+// malformed answer) is 503 with Retry-After, which client-go retries, writes
+// included, since the request never reached etcd. The cause stays in the
+// log: it names internal addresses.
+func admissionError(err error) error {
+	slog.Warn("admission failed", "err", err)
+	if errors.Is(err, admission.ErrPatchFailed) || errors.Is(err, admission.ErrInvalidResult) ||
+		errors.Is(err, admission.ErrValidatingPatch) {
+		return apierrors.NewInternalError(fmt.Errorf("admission returned an unusable answer: %w", err))
+	}
+	e := apierrors.NewServiceUnavailable("admission is temporarily unavailable, please retry")
+	e.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: retryAfterSeconds}
+	return e
+}
+
+// on reports whether any admission stage is configured, so that writes
+// without admission skip encoding objects for it.
+func (a admitters) on() bool { return a.mutating != nil || a.validating != nil }

@@ -1,0 +1,113 @@
+package handler
+
+import (
+	"encoding/json"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// optionsTypeMeta is how kube names the options it sends in a review.
+func optionsTypeMeta(kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: "meta.k8s.io/v1", Kind: kind}
+}
+
+// writeOptions are the CreateOptions or UpdateOptions of a write, as kube
+// sends them: a patch is an UPDATE with UpdateOptions, an apply that
+// creates is a CREATE with CreateOptions.
+func (q *request) writeOptions(op admissionv1.Operation, dryRun bool) runtime.Object {
+	v := q.r.URL.Query()
+	var dr []string
+	if dryRun {
+		dr = []string{metav1.DryRunAll}
+	}
+	if op == admissionv1.Create {
+		return &metav1.CreateOptions{TypeMeta: optionsTypeMeta("CreateOptions"), DryRun: dr,
+			FieldManager: v.Get("fieldManager"), FieldValidation: v.Get("fieldValidation")}
+	}
+	return &metav1.UpdateOptions{TypeMeta: optionsTypeMeta("UpdateOptions"), DryRun: dr,
+		FieldManager: v.Get("fieldManager"), FieldValidation: v.Get("fieldValidation")}
+}
+
+// objectReview is the review of writing obj over old (nil on create).
+func (q *request) objectReview(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured) (*review, error) {
+	rv := &review{op: op, kind: q.res.GroupVersionKind(), name: obj.GetName(), namespace: obj.GetNamespace(),
+		options: q.writeOptions(op, wr.dryRun), dryRun: wr.dryRun}
+	var err error
+	if rv.object, err = json.Marshal(obj.Object); err != nil {
+		return nil, err
+	}
+	if old != nil {
+		if rv.old, err = json.Marshal(old.Object); err != nil {
+			return nil, err
+		}
+	}
+	return rv, nil
+}
+
+// mutateObject runs mutating admission on obj, which it replaces with the
+// patched object once prepare has put back what the server owns, so that
+// the registry's own validation, run next, judges what will be stored.
+// prepare runs before obj is replaced, so it may read obj.
+func (q *request) mutateObject(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured,
+	prepare func(patched *unstructured.Unstructured)) error {
+	if q.h.adm.mutating == nil {
+		return nil
+	}
+	rv, err := q.objectReview(wr, op, obj, old)
+	if err != nil {
+		return err
+	}
+	patched, err := q.mutate(rv)
+	if err != nil || patched == nil {
+		return err
+	}
+	next, _, err := objectFromJSON(q.res, patched)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	if next.GetNamespace() != obj.GetNamespace() {
+		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	// Field ownership is the field manager's: a patch to it could leave
+	// the object with managedFields it cannot read.
+	next.SetManagedFields(obj.GetManagedFields())
+	prepare(next)
+	obj.Object = next.Object
+	return nil
+}
+
+// validateObject runs validating admission on the object to be stored.
+func (q *request) validateObject(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured) error {
+	if q.h.adm.validating == nil {
+		return nil
+	}
+	rv, err := q.objectReview(wr, op, obj, old)
+	if err != nil {
+		return err
+	}
+	return q.validateAdmission(rv)
+}
+
+// admitDelete asks admission about deleting live, as kube asks both stages
+// on DELETE: no object, the live one as OldObject, the DeleteOptions.
+func (q *request) admitDelete(live *unstructured.Unstructured, opts *metav1.DeleteOptions) error {
+	if !q.h.adm.on() {
+		return nil
+	}
+	o := opts.DeepCopy()
+	o.TypeMeta = optionsTypeMeta("DeleteOptions")
+	old, err := json.Marshal(live.Object)
+	if err != nil {
+		return err
+	}
+	rv := &review{op: admissionv1.Delete, kind: q.res.GroupVersionKind(), name: live.GetName(),
+		namespace: live.GetNamespace(), old: old, options: o, dryRun: len(opts.DryRun) > 0}
+	if _, err := q.mutate(rv); err != nil {
+		return err
+	}
+	return q.validateAdmission(rv)
+}

@@ -1,0 +1,66 @@
+package registry
+
+import (
+	"crypto"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/identity"
+)
+
+// Admission are the two admission stages of every write (create, update,
+// patch, apply, delete, each item of a deletecollection, status and scale
+// writes), run as kube-apiserver runs its mutating then validating
+// webhooks. A nil stage is skipped.
+type Admission struct {
+	// Mutating is asked first and may patch the object (mark a local
+	// admitter with admission.Mutating); the registry then defaults and
+	// validates the patched object itself.
+	Mutating admission.Admitter
+	// Validating is asked last, about the object that will be stored.
+	Validating admission.Admitter
+}
+
+// RemoteAdmissionConfig says how to reach the admission service.
+type RemoteAdmissionConfig struct {
+	// URL is the admission service's base URL; reviews go to
+	// admission.MutatingPath and admission.ValidatingPath under it.
+	// Required.
+	URL string
+	// Key is the registry's own private key: every review carries an
+	// assertion it signs as admission.RegistryUser, issuer
+	// admission.RegistryIssuer, audience admission.Audience, which the
+	// admission service checks with the public half. Required.
+	Key crypto.Signer
+	// Transport carries the calls (TLS settings); nil is Go's default.
+	Transport http.RoundTripper
+	// Timeout bounds each review; zero is admission.DefaultWebhookTimeout.
+	Timeout time.Duration
+}
+
+// RemoteAdmission is the admission service as the registry's two stages:
+// webhook clients for its mutating and validating paths, signing every
+// review with cfg.Key.
+func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
+	if cfg.URL == "" || cfg.Key == nil {
+		return Admission{}, errors.New("remote admission needs a URL and the registry's signing key")
+	}
+	signer, err := identity.NewSigner(identity.SignerConfig{Key: cfg.Key, Issuer: admission.RegistryIssuer})
+	if err != nil {
+		return Admission{}, err
+	}
+	client := &http.Client{Transport: signer.Transport(cfg.Transport, identity.User{Name: admission.RegistryUser}, admission.Audience)}
+	base := strings.TrimSuffix(cfg.URL, "/")
+	mutating, err := admission.NewWebhookClient(admission.WebhookConfig{URL: base + admission.MutatingPath, HTTPClient: client, Timeout: cfg.Timeout})
+	if err != nil {
+		return Admission{}, err
+	}
+	validating, err := admission.NewWebhookClient(admission.WebhookConfig{URL: base + admission.ValidatingPath, HTTPClient: client, Timeout: cfg.Timeout})
+	if err != nil {
+		return Admission{}, err
+	}
+	return Admission{Mutating: admission.Mutating(mutating), Validating: validating}, nil
+}
