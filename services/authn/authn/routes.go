@@ -17,12 +17,13 @@ import (
 
 // handlers are what the routes serve, built by Start.
 type handlers struct {
-	verifier     *identity.Verifier
-	tokenReview  http.Handler
-	tokenRequest http.Handler
-	oidcDocs     http.Handler
-	revisions    http.Handler
-	ready        []health.Check
+	verifier      *identity.Verifier
+	authenticator pkgauthn.Authenticator
+	tokenReview   http.Handler
+	tokenRequest  http.Handler
+	oidcDocs      http.Handler
+	revisions     http.Handler
+	ready         []health.Check
 }
 
 // newRouter serves the open endpoints (health, the issuer's discovery

@@ -19,7 +19,8 @@ import (
 // Server is a running authn service.
 type Server struct {
 	*serve.Server
-	cancel context.CancelFunc
+	cancel        context.CancelFunc
+	authenticator pkgauthn.Authenticator
 }
 
 // Start checks cfg, starts the ServiceAccount informer and serves. It
@@ -45,7 +46,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	srv.OnShutdown(sync.OnceFunc(func() { close(streams) }))
-	return &Server{Server: srv, cancel: cancel}, nil
+	return &Server{Server: srv, cancel: cancel, authenticator: h.authenticator}, nil
 }
 
 // newHandlers builds the authenticators and handlers of cfg; the informer
@@ -97,12 +98,13 @@ func newHandlers(ctx context.Context, cfg Config, streams <-chan struct{}) (hand
 		return nil
 	}}
 	return handlers{
-		verifier:     verifier,
-		tokenReview:  pkgauthn.NewTokenReviewHandler(authenticator),
-		tokenRequest: tokenRequest,
-		oidcDocs:     docs,
-		revisions:    revision.Handler(feed, streams),
-		ready:        []health.Check{synced},
+		verifier:      verifier,
+		authenticator: authenticator,
+		tokenReview:   pkgauthn.NewTokenReviewHandler(authenticator),
+		tokenRequest:  tokenRequest,
+		oidcDocs:      docs,
+		revisions:     revision.Handler(feed, streams),
+		ready:         []health.Check{synced},
 	}, nil
 }
 
@@ -133,6 +135,10 @@ func newAuthenticator(cfg Config, issuer *serviceaccount.Issuer, lookup servicea
 	}
 	return pkgauthn.Union(list...), nil
 }
+
+// Authenticator is the stage in process: what the TokenReview endpoint
+// answers with, for a composition that calls it directly (fused).
+func (s *Server) Authenticator() pkgauthn.Authenticator { return s.authenticator }
 
 // Close stops serving, waiting a bounded time for requests in flight,
 // and stops the informer.

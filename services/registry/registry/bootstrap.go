@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,5 +30,32 @@ func bootstrap(ctx context.Context, cfg *rest.Config) error {
 			return fmt.Errorf("create namespace %s: %w", name, err)
 		}
 	}
+	return nil
+}
+
+// startBootstrap creates the system namespaces. Without admission it does
+// so before Start returns, so a client can use them at once. With remote
+// admission it cannot: the admission service syncs its state through the
+// aggregator from this registry, which must serve first, and refuses
+// writes until it has; so the namespaces are created in the background,
+// retrying until admission answers (run ends the retries).
+func (s *Server) startBootstrap(start, run context.Context, cfg Config) error {
+	if cfg.Admission.Mutating == nil && cfg.Admission.Validating == nil {
+		return bootstrap(start, s.restConfig())
+	}
+	go func() {
+		for {
+			err := bootstrap(run, s.restConfig())
+			if err == nil || run.Err() != nil {
+				return
+			}
+			slog.Info("registry bootstrap waits for admission", "err", err)
+			select {
+			case <-run.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
 	return nil
 }

@@ -83,7 +83,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
-	if err := bootstrap(ctx, s.restConfig()); err != nil {
+	if err := s.startBootstrap(ctx, runCtx, cfg); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("bootstrap: %w", err)
 	}
