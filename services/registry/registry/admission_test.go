@@ -9,9 +9,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -102,6 +104,15 @@ func TestRemoteAdmissionSignsReviews(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL()})
 	ctx := context.Background()
+	// With remote admission the system namespaces are made in the
+	// background, through admission: their appearance is the first proof
+	// that it accepted the registry's signed reviews.
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := c.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the system namespaces never appeared: %v", err)
+	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}}
 	if _, err := c.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create through signed admission: %v", err)
