@@ -33,6 +33,8 @@ func main() {
 	fs.StringSliceVar(&cfg.Upstreams.Authn, "authn-url", nil, "base URLs of the authn service (TokenReview)")
 	fs.StringSliceVar(&cfg.Upstreams.Authz, "authz-url", nil, "base URLs of the authz service (SubjectAccessReview)")
 	fs.StringVar(&cfg.UpstreamCAFile, "upstream-ca-file", "", "CA certificates upstreams' https certificates chain to; empty means the system's")
+	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "",
+		"PEM bundle of CAs signing client certificates; a verified certificate authenticates as its CN, with its O as groups")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "static token file checked in the aggregator itself, before any authn service")
 	fs.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous, to be authorized like anyone")
 	fs.StringSliceVar(&cfg.AuthorizationMode, "authorization-mode", []string{aggregator.ModeWebhook},

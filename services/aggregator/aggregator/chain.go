@@ -42,7 +42,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		deadline,
 		filters.WithRequestInfo(),
 		withHealth(s.health),
-		authn.WithAuthentication(s.authenticator, authn.Options{Anonymous: cfg.AnonymousAuth}),
+		withAuthentication(cfg, s.authenticator),
 		withImpersonation(s.authorizer),
 		authorize,
 	)(s.api), nil

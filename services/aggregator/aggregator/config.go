@@ -66,6 +66,13 @@ type Config struct {
 	// UpstreamCAFile, when set, holds the CA certificates that upstreams'
 	// https serving certificates must chain to; empty means the system's.
 	UpstreamCAFile string
+	// ClientCAFile is a PEM bundle of the CAs that sign client
+	// certificates (--client-ca-file). When set, a client may present a
+	// certificate they sign: its common name is the user and its
+	// organizations the groups, tried before any bearer token. A
+	// certificate they do not sign fails the TLS handshake. Empty asks for
+	// no certificates.
+	ClientCAFile string
 	// TokenAuthFile is a static token file (--token-auth-file), checked in
 	// the aggregator itself before any authn upstream: the fused
 	// composition when no authn upstream is given.

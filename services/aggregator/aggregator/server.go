@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -34,6 +33,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	tlsConfig, err := serverTLSConfig(cfg, cert)
+	if err != nil {
+		return nil, err
+	}
 	signer, err := newSigner(cfg)
 	if err != nil {
 		return nil, err
@@ -55,7 +58,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Go enables HTTP/2 by itself for a TLS listener served this way.
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
+		TLSConfig: tlsConfig,
 		ErrorLog:  slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 	}
 	go func() {

@@ -37,10 +37,13 @@ func authorizationResources() *metav1.APIResourceList {
 	review := func(name, kind string) metav1.APIResource {
 		return metav1.APIResource{Name: name, Kind: kind, Verbs: metav1.Verbs{"create"}}
 	}
+	local := review("localsubjectaccessreviews", "LocalSubjectAccessReview")
+	local.Namespaced = true
 	return &metav1.APIResourceList{
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 		GroupVersion: authorizationv1.SchemeGroupVersion.String(),
 		APIResources: []metav1.APIResource{
+			local,
 			review("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
 			review("selfsubjectrulesreviews", "SelfSubjectRulesReview"),
 			review("subjectaccessreviews", "SubjectAccessReview"),

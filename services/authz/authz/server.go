@@ -79,6 +79,7 @@ func routes(e engines, v *identity.Verifier, revisions http.Handler) http.Handle
 	mux.Handle("POST "+authz.SubjectAccessReviewPath, asserted(authz.NewSubjectAccessReviewHandler(e.authorizer)))
 	mux.Handle("POST "+SelfSubjectAccessReviewPath, asserted(newSelfSubjectAccessReviewHandler(e.authorizer)))
 	mux.Handle("POST "+SelfSubjectRulesReviewPath, asserted(newSelfSubjectRulesReviewHandler(e.rules)))
+	mux.Handle("POST "+LocalSubjectAccessReviewPattern, asserted(newLocalSubjectAccessReviewHandler(e.authorizer)))
 	handleDiscovery(mux, asserted)
 	mux.Handle("GET "+revision.Path, asserted(revisions))
 	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))

@@ -1,0 +1,157 @@
+package aggregator
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testCA signs client certificates for tests.
+type testCA struct {
+	key  *ecdsa.PrivateKey
+	cert *x509.Certificate
+}
+
+func newTestCA(t *testing.T) *testCA {
+	t.Helper()
+	key, cert, err := newCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testCA{key: key, cert: cert}
+}
+
+// writePEM writes the CA's certificate to a file and returns its path.
+func (ca *testCA) writePEM(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "client-ca.crt")
+	if err := writePEMFile(path, "CERTIFICATE", ca.cert.Raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// issue signs a client certificate for subject.
+func (ca *testCA) issue(t *testing.T, subject pkix.Name, usage x509.ExtKeyUsage) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(), Subject: subject,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// withClientCert is c presenting cert.
+func withClientCert(c *http.Client, cert tls.Certificate) *http.Client {
+	tr := c.Transport.(*http.Transport).Clone()
+	tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
+	return &http.Client{Timeout: c.Timeout, Transport: tr}
+}
+
+// TestClientCertificates: a verified certificate is its CN with its O as
+// groups, before any token; a certificate without CN leaves it to the
+// token; one from another CA, or not for client auth, fails the handshake.
+func TestClientCertificates(t *testing.T) {
+	dir := prepareKey(t)
+	reg := backend(t, dir, registryUpstream, nil)
+	tokens := filepath.Join(t.TempDir(), "tokens.csv")
+	if err := os.WriteFile(tokens, []byte("admintok,admin,1,\"system:masters\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ca := newTestCA(t)
+	s := startInProcess(t, dir, func(c *Config) {
+		c.Upstreams.Registry = []string{reg.URL}
+		c.TokenAuthFile = tokens
+		c.ClientCAFile = ca.writePEM(t)
+		c.AuthorizationMode = []string{ModeAlwaysAllow}
+	})
+	plain := httpsClient(t, dir)
+	alice := withClientCert(plain, ca.issue(t, pkix.Name{CommonName: "alice", Organization: []string{"team-a", "team-b"}}, x509.ExtKeyUsageClientAuth))
+	noCN := withClientCert(plain, ca.issue(t, pkix.Name{Organization: []string{"team-a"}}, x509.ExtKeyUsageClientAuth))
+	url := s.URL() + "/api/v1/namespaces"
+	cases := []struct {
+		name   string
+		c      *http.Client
+		token  string
+		header map[string]string
+		code   int
+		substr string
+	}{
+		{"certificate user", alice, "", nil, 200, `"Name":"alice","UID":"","Groups":["team-a","team-b","system:authenticated"]`},
+		{"certificate before token", alice, "admintok", nil, 200, `"Name":"alice"`},
+		{"certificate before a bad token", alice, "nope", nil, 200, `"Name":"alice"`},
+		{"no common name: the token decides", noCN, "admintok", nil, 200, `"Name":"admin"`},
+		{"no common name and no token", noCN, "", nil, 401, "Unauthorized"},
+		{"no certificate: the token decides", plain, "admintok", nil, 200, `"Name":"admin"`},
+		{"nothing", plain, "", nil, 401, "Unauthorized"},
+		{"the certificate user impersonates", alice, "", map[string]string{"Impersonate-User": "bob"}, 200, `"Name":"bob"`},
+	}
+	for _, tc := range cases {
+		code, body := get(t, tc.c, url, tc.token, tc.header) // get also checks HTTP/2
+		if code != tc.code || !strings.Contains(body, tc.substr) {
+			t.Errorf("%s: %d %s, want %d containing %s", tc.name, code, body, tc.code, tc.substr)
+		}
+	}
+	for name, cert := range map[string]tls.Certificate{
+		"another CA":      newTestCA(t).issue(t, pkix.Name{CommonName: "mallory"}, x509.ExtKeyUsageClientAuth),
+		"not client auth": ca.issue(t, pkix.Name{CommonName: "server"}, x509.ExtKeyUsageServerAuth),
+	} {
+		resp, err := withClientCert(plain, cert).Get(url)
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("%s: served %d, want a failed handshake", name, resp.StatusCode)
+		}
+	}
+}
+
+// TestClientCertificatesNotRequested: without a client CA, a presented
+// certificate is not even asked for, so it authenticates nobody.
+func TestClientCertificatesNotRequested(t *testing.T) {
+	dir := prepareKey(t)
+	reg := backend(t, dir, registryUpstream, nil)
+	s := startInProcess(t, dir, func(c *Config) {
+		c.Upstreams.Registry = []string{reg.URL}
+		c.AuthorizationMode = []string{ModeAlwaysAllow}
+	})
+	alice := withClientCert(httpsClient(t, dir), newTestCA(t).issue(t, pkix.Name{CommonName: "alice"}, x509.ExtKeyUsageClientAuth))
+	if code, body := get(t, alice, s.URL()+"/api/v1/namespaces", "", nil); code != http.StatusUnauthorized {
+		t.Errorf("certificate without a client CA: %d %s, want 401", code, body)
+	}
+}
+
+func TestClientCAFileInvalid(t *testing.T) {
+	dir := prepareKey(t)
+	junk := filepath.Join(t.TempDir(), "junk.crt")
+	if err := os.WriteFile(junk, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{junk, filepath.Join(t.TempDir(), "missing.crt")} {
+		_, err := Start(context.Background(), Config{
+			BindAddress: "127.0.0.1:0", CertDir: dir, Upstreams: UpstreamURLs{Registry: []string{"http://127.0.0.1:1"}},
+			AuthorizationMode: []string{ModeAlwaysAllow}, ClientCAFile: file,
+		})
+		if !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("client CA %s: %v, want ErrInvalidConfig", file, err)
+		}
+	}
+}
