@@ -5,25 +5,20 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/aggregator"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 )
 
 func main() {
 	cfg := aggregator.Config{}
+	common := serve.Flags{}
 	fs := pflag.NewFlagSet("aggregator", pflag.ContinueOnError)
-	fs.StringVar(&cfg.BindAddress, "bind-address", "127.0.0.1:6443", "host:port to serve HTTPS on (port 0 picks a free port)")
-	fs.StringVar(&cfg.TLSCertFile, "tls-cert-file", "", "serving certificate; empty generates a self-signed one under --cert-dir")
-	fs.StringVar(&cfg.TLSPrivateKeyFile, "tls-private-key-file", "", "key of --tls-cert-file")
+	common.AddFlags(fs, "127.0.0.1:6443")
+	fs.Lookup("tls-cert-file").Usage = "serving certificate; empty generates a self-signed one under --cert-dir (the aggregator always serves HTTPS)"
 	fs.StringVar(&cfg.CertDir, "cert-dir", ".run/aggregator",
 		"directory of generated certificates (ca.crt is the CA kubeconfigs trust) and of the generated identity key")
 	fs.StringVar(&cfg.IdentityKeyFile, "identity-key-file", "",
@@ -47,36 +42,8 @@ func main() {
 		"how long the authn service's answers are cached")
 	fs.DurationVar(&cfg.AuthorizationCacheTTL, "authorization-webhook-cache-ttl", aggregator.DefaultAuthorizationCacheTTL,
 		"how long the authz service's decisions are cached")
-	addressFile := fs.String("address-file", "", "write the URL the aggregator serves on to this file once it is ready")
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == pflag.ErrHelp {
-			return
-		}
-		os.Exit(2)
-	}
-	if err := run(cfg, *addressFile); err != nil {
-		fmt.Fprintln(os.Stderr, "aggregator:", err)
-		os.Exit(1)
-	}
-}
-
-func run(cfg aggregator.Config, addressFile string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	srv, err := aggregator.Start(startCtx, cfg)
-	cancel()
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	slog.Info("aggregator serving", "url", srv.URL())
-	if addressFile != "" {
-		if err := os.WriteFile(addressFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
-			return err
-		}
-	}
-	<-ctx.Done()
-	slog.Info("aggregator shutting down")
-	return nil
+	serve.Main("aggregator", fs, &common, func(ctx context.Context) (serve.Service, error) {
+		cfg.Endpoint = common.Endpoint
+		return aggregator.Start(ctx, cfg)
+	})
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // testCA signs client certificates for tests.
@@ -147,7 +149,7 @@ func TestClientCAFileInvalid(t *testing.T) {
 	}
 	for _, file := range []string{junk, filepath.Join(t.TempDir(), "missing.crt")} {
 		_, err := Start(context.Background(), Config{
-			BindAddress: "127.0.0.1:0", CertDir: dir, Upstreams: UpstreamURLs{Registry: []string{"http://127.0.0.1:1"}},
+			Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, CertDir: dir, Upstreams: UpstreamURLs{Registry: []string{"http://127.0.0.1:1"}},
 			AuthorizationMode: []string{ModeAlwaysAllow}, ClientCAFile: file,
 		})
 		if !errors.Is(err, ErrInvalidConfig) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // Defaults for the zero values of Config.
@@ -40,14 +41,14 @@ type UpstreamURLs struct {
 // Config configures an aggregator. Field names follow kube-apiserver's
 // flags where the concept is the same.
 type Config struct {
-	// BindAddress is the host:port to serve HTTPS on; port 0 picks a free
-	// port (kube's --bind-address and --secure-port together). Required.
-	BindAddress string
-	// TLSCertFile and TLSPrivateKeyFile are the serving certificate and its
-	// key (--tls-cert-file, --tls-private-key-file). When both are empty, a
-	// self-signed CA and a certificate for 127.0.0.1 and localhost are
-	// generated under CertDir on the first start and reused afterwards.
-	TLSCertFile, TLSPrivateKeyFile string
+	// Endpoint is where the aggregator listens (kube's --bind-address and
+	// --secure-port together; port 0 picks a free port). It always serves
+	// HTTPS: TLSCertFile and TLSPrivateKeyFile are the serving certificate
+	// and its key (--tls-cert-file, --tls-private-key-file); when both are
+	// empty, a self-signed CA and a certificate for 127.0.0.1 and localhost
+	// are generated under CertDir on the first start and reused afterwards.
+	// Its TLSConfig is the aggregator's own to set.
+	serve.Endpoint
 	// CertDir holds the generated certificates (ca.crt, which kubeconfigs
 	// trust, apiserver.crt, apiserver.key) and the generated identity key
 	// (--cert-dir). Required unless both the TLS files and IdentityKeyFile
@@ -124,7 +125,7 @@ func (cfg Config) withDefaults() Config {
 // the rest.
 func (cfg Config) validate() error {
 	switch {
-	case cfg.BindAddress == "":
+	case cfg.BindAddress == "" && cfg.Listener == nil:
 		return fmt.Errorf("%w: no bind address", ErrInvalidConfig)
 	case len(cfg.Upstreams.Registry) == 0:
 		return fmt.Errorf("%w: no registry upstream", ErrInvalidConfig)

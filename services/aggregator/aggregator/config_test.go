@@ -4,12 +4,14 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 func TestValidateRejects(t *testing.T) {
 	good := func() Config {
 		return Config{
-			BindAddress: "127.0.0.1:0", CertDir: t.TempDir(),
+			Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, CertDir: t.TempDir(),
 			Upstreams:         UpstreamURLs{Registry: []string{"http://127.0.0.1:1"}},
 			AuthorizationMode: []string{ModeAlwaysDeny},
 		}

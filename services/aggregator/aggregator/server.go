@@ -2,19 +2,15 @@ package aggregator
 
 import (
 	"context"
-	"errors"
-	"log/slog"
-	"net"
 	"net/http"
-	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // Server is a running aggregator.
 type Server struct {
-	url    string
-	http   *http.Server
+	*serve.Server
 	cancel context.CancelFunc
 	// revisions are the followers of authn's and authz's revision
 	// streams (nil entries when not configured), kept for tests.
@@ -48,24 +44,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.BindAddress)
-	if err != nil {
+	endpoint := cfg.Endpoint
+	endpoint.TLSConfig = tlsConfig
+	if s.Server, err = serve.Start(ctx, endpoint, handler, cfg.Log); err != nil {
 		cancel()
 		return nil, err
 	}
-	s.url = "https://" + ln.Addr().String()
-	s.http = &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		// Go enables HTTP/2 by itself for a TLS listener served this way.
-		TLSConfig: tlsConfig,
-		ErrorLog:  slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
-	}
-	go func() {
-		if err := s.http.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			cfg.Log.Error("aggregator server stopped", "err", err)
-		}
-	}()
 	return s, nil
 }
 
@@ -105,16 +89,11 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	})
 }
 
-// URL is the aggregator's base URL, https://host:port.
-func (s *Server) URL() string { return s.url }
-
 // Close stops serving: in-flight requests get a few seconds to finish,
 // then the upstreams' health checks stop.
 func (s *Server) Close() {
-	if s.http != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = s.http.Shutdown(ctx)
-		cancel()
+	if s.Server != nil {
+		s.Server.Close()
 	}
 	s.cancel()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 )
@@ -57,7 +58,7 @@ func backend(t *testing.T, dir, audience string, extra http.Handler) *httptest.S
 // under dir before the backends are built from its public half.
 func startInProcess(t *testing.T, dir string, cfg func(*Config)) *Server {
 	t.Helper()
-	c := Config{BindAddress: "127.0.0.1:0", CertDir: dir}
+	c := Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, CertDir: dir}
 	cfg(&c)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
