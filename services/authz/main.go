@@ -5,24 +5,20 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/authz/authz"
 )
 
 func main() {
 	cfg := authz.Config{}
+	common := serve.Flags{}
 	fs := pflag.NewFlagSet("authz", pflag.ContinueOnError)
-	fs.StringVar(&cfg.BindAddress, "bind-address", "127.0.0.1:6445", "host:port to serve on (port 0 picks a free port)")
+	common.AddFlags(fs, "127.0.0.1:6445")
 	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", []string{authz.ModeRBAC},
 		"engines asked in order, the first Allow or Deny deciding: RBAC, AlwaysAllow, AlwaysDeny, Webhook (needs --authorization-webhook-url)")
 	fs.StringVar(&cfg.WebhookURL, "authorization-webhook-url", "", "SubjectAccessReview endpoint the Webhook mode asks")
@@ -32,21 +28,13 @@ func main() {
 	kubeconfig := fs.String("kubeconfig", "",
 		"kubeconfig reaching the API through the aggregator, with credentials the aggregator allows without asking authz (system:masters); required by RBAC")
 	fs.DurationVar(&cfg.RBACDebounce, "rbac-debounce", authz.DefaultRBACDebounce, "how long a change to RBAC objects waits for more before the policy is rebuilt")
-	addressFile := fs.String("address-file", "", "write the URL authz serves on to this file once it listens")
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == pflag.ErrHelp {
-			return
+	serve.Main("authz", fs, &common, func(ctx context.Context) (serve.Service, error) {
+		cfg.Endpoint = common.Endpoint
+		if err := load(&cfg, *identityKeys, *kubeconfig); err != nil {
+			return nil, err
 		}
-		os.Exit(2)
-	}
-	if err := load(&cfg, *identityKeys, *kubeconfig); err != nil {
-		fmt.Fprintln(os.Stderr, "authz:", err)
-		os.Exit(1)
-	}
-	if err := run(cfg, *addressFile); err != nil {
-		fmt.Fprintln(os.Stderr, "authz:", err)
-		os.Exit(1)
-	}
+		return authz.Start(ctx, cfg)
+	})
 }
 
 // load reads the files the flags name into cfg.
@@ -65,26 +53,5 @@ func load(cfg *authz.Config, identityKeys, kubeconfig string) error {
 		}
 		cfg.RESTConfig = rc
 	}
-	return nil
-}
-
-func run(cfg authz.Config, addressFile string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	startCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	srv, err := authz.Start(startCtx, cfg)
-	cancel()
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	slog.Info("authz serving", "url", srv.URL())
-	if addressFile != "" {
-		if err := os.WriteFile(addressFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
-			return err
-		}
-	}
-	<-ctx.Done()
-	slog.Info("authz shutting down")
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // Defaults for the zero values of Config.
@@ -29,9 +30,10 @@ const (
 // Config configures the authz service. Field names follow kube-apiserver's
 // flags where the concept is the same.
 type Config struct {
-	// BindAddress is the host:port to serve on; port 0 picks a free port.
-	// Required.
-	BindAddress string
+	// Endpoint is where the service listens (BindAddress or an inherited
+	// Listener; required), and with which certificate when it serves
+	// HTTPS.
+	serve.Endpoint
 	// AuthorizationModes lists the engines asked in order
 	// (--authorization-mode): "RBAC", "AlwaysAllow", "AlwaysDeny",
 	// "Webhook". The first Allow or Deny decides. Required; a name given
@@ -77,7 +79,7 @@ func (cfg Config) withDefaults() Config {
 // what each needs.
 func (cfg Config) validate() error {
 	switch {
-	case cfg.BindAddress == "":
+	case cfg.BindAddress == "" && cfg.Listener == nil:
 		return fmt.Errorf("%w: no bind address", ErrInvalidConfig)
 	case len(cfg.IdentityKeys) == 0:
 		return fmt.Errorf("%w: no identity public key of the aggregator", ErrInvalidConfig)

@@ -2,12 +2,8 @@ package authz
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,13 +13,14 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/revision"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // Server is a running authz service.
 type Server struct {
-	url    string
-	http   *http.Server
-	cancel context.CancelFunc
+	*serve.Server
+	cancel     context.CancelFunc
+	authorizer authz.Authorizer
 }
 
 // Start runs the service until Close. It returns once it listens; its
@@ -47,27 +44,17 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.BindAddress)
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	s := &Server{url: "http://" + ln.Addr().String(), cancel: cancel}
 	// Shutdown waits for handlers to return but does not cancel them:
 	// the revision streams end on their own when it starts.
 	streams, stopStreams := context.WithCancel(runCtx)
-	s.http = &http.Server{
-		Handler:           routes(built, verifier, revision.Handler(feed, streams.Done())),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
+	srv, err := serve.Start(ctx, cfg.Endpoint, routes(built, verifier, revision.Handler(feed, streams.Done())), cfg.Log)
+	if err != nil {
+		stopStreams()
+		cancel()
+		return nil, err
 	}
-	s.http.RegisterOnShutdown(stopStreams)
-	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			cfg.Log.Error("authz server stopped", "err", err)
-		}
-	}()
-	return s, nil
+	srv.OnShutdown(stopStreams)
+	return &Server{Server: srv, cancel: cancel, authorizer: built.authorizer}, nil
 }
 
 // routes serves the reviews, their discovery and the revision stream to
@@ -93,14 +80,14 @@ func routes(e engines, v *identity.Verifier, revisions http.Handler) http.Handle
 	return mux
 }
 
-// URL is the service's base URL, http://host:port.
-func (s *Server) URL() string { return s.url }
+// Authorizer is the stage in process: the chain of engines the
+// SubjectAccessReview endpoint answers with, for a composition that asks
+// it directly (fused).
+func (s *Server) Authorizer() authz.Authorizer { return s.authorizer }
 
 // Close stops serving: in-flight reviews get a few seconds to finish,
 // then the engines' background work (informers) stops.
 func (s *Server) Close() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	_ = s.http.Shutdown(ctx)
-	cancel()
+	s.Server.Close()
 	s.cancel()
 }

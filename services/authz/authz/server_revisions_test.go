@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/revision"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/authz/rbac"
 )
 
@@ -77,7 +78,7 @@ func TestServerRevisionsRequireAssertion(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := Start(context.Background(), Config{
-		BindAddress: "127.0.0.1:0", AuthorizationModes: []string{ModeAlwaysAllow},
+		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, AuthorizationModes: []string{ModeAlwaysAllow},
 		IdentityKeys: []crypto.PublicKey{pub},
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 const review = `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview",
@@ -27,7 +28,7 @@ func TestServerRequiresAssertion(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := Start(context.Background(), Config{
-		BindAddress: "127.0.0.1:0", AuthorizationModes: []string{ModeAlwaysAllow},
+		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, AuthorizationModes: []string{ModeAlwaysAllow},
 		IdentityKeys: []crypto.PublicKey{pub},
 	})
 	if err != nil {
