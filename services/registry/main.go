@@ -5,26 +5,25 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
 
 func main() {
 	cfg := registry.Config{}
+	common := serve.Flags{}
 	fs := pflag.NewFlagSet("registry", pflag.ContinueOnError)
-	fs.StringVar(&cfg.BindAddress, "bind-address", "127.0.0.1:6444", "host:port to serve on (port 0 picks a free port)")
+	common.AddFlags(fs, "127.0.0.1:6444")
 	fs.StringSliceVar(&cfg.EtcdServers, "etcd-servers", nil, "etcd client URLs; empty starts an embedded etcd under --data-dir")
 	fs.StringVar(&cfg.DataDir, "data-dir", ".run/etcd", "directory of the embedded etcd's data")
 	fs.DurationVar(&cfg.CompactionInterval, "etcd-compaction-interval", 5*time.Minute, "how often to compact etcd's history (0 never)")
@@ -41,34 +40,32 @@ func main() {
 		"PEM private key the registry signs its admission reviews with; if the file does not exist, a new Ed25519 pair is "+
 			"written to it and to <file>.pub (the public key to give the admission service). Required with --admission-url")
 	admissionTimeout := fs.Duration("admission-timeout", admission.DefaultWebhookTimeout, "bound on one admission review")
-	addressFile := fs.String("address-file", "", "write the URL the registry serves on to this file once it is ready")
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		if err == pflag.ErrHelp {
-			return
+	serve.Main("registry", fs, &common, func(ctx context.Context) (serve.Service, error) {
+		cfg.Endpoint = common.Endpoint
+		if err := load(&cfg, *identityKeys, *admissionURL, *admissionKey, *admissionTimeout); err != nil {
+			return nil, err
 		}
-		fmt.Fprintln(os.Stderr, "registry:", err)
-		os.Exit(2)
-	}
-	if *identityKeys != "" {
-		keys, err := identity.LoadPublicKeys(*identityKeys)
+		return registry.Start(ctx, cfg)
+	})
+}
+
+// load reads the files the flags name into cfg.
+func load(cfg *registry.Config, identityKeys, admissionURL, admissionKey string, admissionTimeout time.Duration) error {
+	if identityKeys != "" {
+		keys, err := identity.LoadPublicKeys(identityKeys)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "registry:", err)
-			os.Exit(1)
+			return err
 		}
 		cfg.IdentityKeys = keys
 	}
-	if *admissionURL != "" {
-		adm, err := remoteAdmission(*admissionURL, *admissionKey, *admissionTimeout)
+	if admissionURL != "" {
+		adm, err := remoteAdmission(admissionURL, admissionKey, admissionTimeout)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "registry:", err)
-			os.Exit(1)
+			return err
 		}
 		cfg.Admission = adm
 	}
-	if err := run(cfg, *addressFile); err != nil {
-		fmt.Fprintln(os.Stderr, "registry:", err)
-		os.Exit(1)
-	}
+	return nil
 }
 
 // remoteAdmission reaches the admission service at url, signing with the
@@ -92,23 +89,4 @@ func remoteAdmission(url, keyFile string, timeout time.Duration) (registry.Admis
 		return registry.Admission{}, err
 	}
 	return registry.RemoteAdmission(registry.RemoteAdmissionConfig{URL: url, Key: key, Timeout: timeout})
-}
-
-func run(cfg registry.Config, addressFile string) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	srv, err := registry.Start(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	slog.Info("registry serving", "url", srv.URL())
-	if addressFile != "" {
-		if err := os.WriteFile(addressFile, []byte(srv.URL()+"\n"), 0o644); err != nil {
-			return err
-		}
-	}
-	<-ctx.Done()
-	slog.Info("registry shutting down")
-	return nil
 }

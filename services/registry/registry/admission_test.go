@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // signedAdmission is an admission service that accepts only reviews
@@ -96,7 +97,7 @@ func TestRemoteAdmissionSignsReviews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := Start(context.Background(), Config{BindAddress: "127.0.0.1:0", DataDir: t.TempDir(),
+	srv, err := Start(context.Background(), Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: t.TempDir(),
 		InsecureAllowUnauthenticated: true, DisableControllers: true, Admission: adm})
 	if err != nil {
 		t.Fatal(err)

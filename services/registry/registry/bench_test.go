@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // benchServer starts a registry with an embedded etcd and a namespace of
@@ -18,7 +20,7 @@ import (
 func benchServer(b *testing.B, n int, protobuf bool) (*kubernetes.Clientset, string) {
 	b.Helper()
 	srv, err := Start(context.Background(), Config{
-		BindAddress: "127.0.0.1:0", DataDir: b.TempDir(),
+		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: b.TempDir(),
 		InsecureAllowUnauthenticated: true, DisableControllers: true,
 	})
 	if err != nil {

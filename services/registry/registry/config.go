@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // Config is everything the registry needs to run.
 type Config struct {
-	// BindAddress is host:port to listen on; port 0 picks a free one.
-	BindAddress string
+	// Endpoint is where the registry listens (BindAddress, port 0 picking
+	// a free one, or an inherited Listener), and with which certificate
+	// when it serves HTTPS.
+	serve.Endpoint
 	// EtcdServers are the client URLs of an external etcd cluster. Empty
 	// means an etcd embedded in this process, keeping its data in DataDir.
 	EtcdServers []string
@@ -51,7 +54,7 @@ const Audience = "registry"
 
 // Defaults fills in unset fields.
 func (c *Config) Defaults() {
-	if c.BindAddress == "" {
+	if c.BindAddress == "" && c.Listener == nil {
 		c.BindAddress = "127.0.0.1:6444"
 	}
 	if c.EventTTL == 0 {
@@ -64,7 +67,11 @@ func (c *Config) Defaults() {
 
 // Validate rejects configurations the registry cannot run safely.
 func (c *Config) Validate() error {
-	host, _, err := net.SplitHostPort(c.BindAddress)
+	address := c.BindAddress
+	if c.Listener != nil {
+		address = c.Listener.Addr().String()
+	}
+	host, _, err := net.SplitHostPort(address)
 	if err != nil {
 		return err
 	}

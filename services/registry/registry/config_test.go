@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"strings"
 	"testing"
+
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -17,17 +19,17 @@ func TestConfigValidate(t *testing.T) {
 		cfg  Config
 		want string // substring of the error; "" means valid
 	}{
-		{Config{BindAddress: "127.0.0.1:0", DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
-		{Config{BindAddress: "localhost:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
-		{Config{BindAddress: "[::1]:0", EtcdServers: []string{"http://e"}, InsecureAllowUnauthenticated: true}, ""},
-		{Config{BindAddress: "127.0.0.1:0", DataDir: "d"}, "needs the aggregator's public key"},
-		{Config{BindAddress: "0.0.0.0:6444", DataDir: "d", IdentityKeys: []crypto.PublicKey{pub}}, ""},
-		{Config{BindAddress: "127.0.0.1:0", DataDir: "d", IdentityKeys: []crypto.PublicKey{pub}, InsecureAllowUnauthenticated: true}, "exclude each other"},
-		{Config{BindAddress: "0.0.0.0:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 0.0.0.0"},
-		{Config{BindAddress: ":6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on"},
-		{Config{BindAddress: "10.1.2.3:6444", DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 10.1.2.3"},
-		{Config{BindAddress: "127.0.0.1:0", InsecureAllowUnauthenticated: true}, "needs --data-dir"},
-		{Config{BindAddress: "nonsense", DataDir: "d", InsecureAllowUnauthenticated: true}, "missing port"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "localhost:6444"}, DataDir: "d", InsecureAllowUnauthenticated: true}, ""},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "[::1]:0"}, EtcdServers: []string{"http://e"}, InsecureAllowUnauthenticated: true}, ""},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: "d"}, "needs the aggregator's public key"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "0.0.0.0:6444"}, DataDir: "d", IdentityKeys: []crypto.PublicKey{pub}}, ""},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: "d", IdentityKeys: []crypto.PublicKey{pub}, InsecureAllowUnauthenticated: true}, "exclude each other"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "0.0.0.0:6444"}, DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 0.0.0.0"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: ":6444"}, DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "10.1.2.3:6444"}, DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 10.1.2.3"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, InsecureAllowUnauthenticated: true}, "needs --data-dir"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "nonsense"}, DataDir: "d", InsecureAllowUnauthenticated: true}, "missing port"},
 	}
 	for _, c := range cases {
 		err := c.cfg.Validate()

@@ -2,17 +2,15 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
+	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/embedetcd"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/internal/compactor"
 	"github.com/kubesplit/kubesplit/services/registry/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
@@ -23,8 +21,7 @@ import (
 
 // Server is a running registry.
 type Server struct {
-	url     string
-	http    *http.Server
+	server  *serve.Server
 	handler *handler.Handler
 	client  *clientv3.Client
 	etcd    *embedetcd.Server // nil with an external etcd
@@ -62,23 +59,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.stores = append(s.stores, backend.NewStore(info, opts))
 	}
 	s.handler = handler.New(s.stores, handler.Admission{Mutating: cfg.Admission.Mutating, Validating: cfg.Admission.Validating})
-	ln, err := net.Listen("tcp", cfg.BindAddress)
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	s.url = "http://" + ln.Addr().String()
 	docs, err := openapi.New(resource.Builtins())
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
-	s.http = &http.Server{Handler: s.routes(discovery.New(resource.Builtins), docs), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			slog.Error("registry server stopped", "err", err)
-		}
-	}()
+	if s.server, err = serve.Start(ctx, cfg.Endpoint, s.routes(discovery.New(resource.Builtins), docs), nil); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.waitReady(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -142,12 +131,16 @@ func (s *Server) storesReady() bool {
 }
 
 // URL is the registry's base URL.
-func (s *Server) URL() string { return s.url }
+func (s *Server) URL() string { return s.server.URL() }
 
 // restConfig reaches the registry itself, for its own bootstrap and
 // controllers.
 func (s *Server) restConfig() *rest.Config {
-	return s.trust.sign(&rest.Config{Host: s.url, QPS: -1, UserAgent: "kubesplit-registry"})
+	// Over HTTPS it does not check its own certificate: it dials the
+	// socket it listens on, and its requests are signed with a key only
+	// it holds, so there is nobody else to tell apart.
+	return s.trust.sign(&rest.Config{Host: s.URL(), QPS: -1, UserAgent: "kubesplit-registry",
+		TLSClientConfig: rest.TLSClientConfig{Insecure: strings.HasPrefix(s.URL(), "https://")}})
 }
 
 // Close stops serving: watches end, in-flight requests get a few seconds
@@ -156,11 +149,9 @@ func (s *Server) Close() {
 	if s.stopControllers != nil {
 		s.stopControllers()
 	}
-	if s.http != nil {
+	if s.server != nil {
 		s.handler.Shutdown()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = s.http.Shutdown(ctx)
-		cancel()
+		s.server.Close()
 	}
 	if s.cancel != nil {
 		s.cancel()

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
@@ -28,7 +29,7 @@ import (
 func startRegistry(t *testing.T) *rest.Config {
 	t.Helper()
 	srv, err := registry.Start(t.Context(), registry.Config{
-		BindAddress: "127.0.0.1:0", DataDir: t.TempDir(),
+		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: t.TempDir(),
 		InsecureAllowUnauthenticated: true, DisableControllers: true,
 	})
 	if err != nil {
