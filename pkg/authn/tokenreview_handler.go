@@ -26,11 +26,18 @@ const MaxTokenReviewBytes = 1 << 20
 // tokenReviews names the resource in error messages.
 var tokenReviews = schema.GroupResource{Group: authenticationv1.GroupName, Resource: "tokenreviews"}
 
+// tokenReviewCodec reads and writes reviews as JSON (kube's webhook token
+// authenticator), YAML or protobuf (client-go's typed clients, through the
+// aggregator).
+var tokenReviewCodec = webhook.NewCodec(authenticationv1.SchemeGroupVersion, &authenticationv1.TokenReview{})
+
 // NewTokenReviewHandler serves a as the authentication.k8s.io/v1 TokenReview
 // webhook: POST a TokenReview, get it back with its status filled in and
 // 201 Created, as kube-apiserver answers, so that WebhookClient and a real
 // kube-apiserver (--authentication-token-webhook-config-file) can both use
-// it. An authenticator error is not an HTTP error: it goes into
+// it. It reads and answers JSON, YAML or protobuf, as the request's
+// Content-Type and Accept say, so that client-go's typed clients (protobuf
+// by default) can create reviews too. An authenticator error is not an HTTP error: it goes into
 // status.error, the protocol's way to say "could not check the token".
 // A malformed, oversized or wrong-kind request gets a 4xx Status.
 func NewTokenReviewHandler(a Authenticator) http.Handler {
@@ -45,7 +52,7 @@ func NewTokenReviewHandler(a Authenticator) http.Handler {
 		// it, and response bodies end up in logs.
 		review.Spec.Token = ""
 		review.Kind, review.APIVersion = "TokenReview", authenticationv1.SchemeGroupVersion.String()
-		webhook.WriteJSON(w, http.StatusCreated, review)
+		tokenReviewCodec.Write(w, r, http.StatusCreated, review)
 	})
 }
 
@@ -54,7 +61,7 @@ func NewTokenReviewHandler(a Authenticator) http.Handler {
 // returns false.
 func readTokenReview(w http.ResponseWriter, r *http.Request) (*authenticationv1.TokenReview, bool) {
 	review := &authenticationv1.TokenReview{}
-	if !webhook.DecodeRequest(w, r, tokenReviews, MaxTokenReviewBytes, review) {
+	if !tokenReviewCodec.DecodeRequest(w, r, tokenReviews, MaxTokenReviewBytes, review) {
 		return nil, false
 	}
 	if err := checkTypeMeta(review.TypeMeta); err != nil {

@@ -32,7 +32,7 @@ func TestTokenReviewHandlerRejectsBadRequests(t *testing.T) {
 		reason                          string
 	}{
 		{"GET", http.MethodGet, "", "", 405, "MethodNotAllowed"},
-		{"YAML", http.MethodPost, "application/yaml", good, 415, "UnsupportedMediaType"},
+		{"CBOR", http.MethodPost, "application/cbor", good, 415, "UnsupportedMediaType"},
 		{"garbage content type", http.MethodPost, "application/json; =", good, 415, "UnsupportedMediaType"},
 		{"malformed JSON", http.MethodPost, "application/json", `{"spec":`, 400, "BadRequest"},
 		{"not an object", http.MethodPost, "application/json", `["token"]`, 400, "BadRequest"},

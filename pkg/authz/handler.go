@@ -22,6 +22,10 @@ const maxReviewBytes = 3 << 20
 // reviewKind names the type in Invalid errors.
 var reviewKind = schema.GroupKind{Group: authorizationv1.GroupName, Kind: "SubjectAccessReview"}
 
+// reviewCodec reads and writes reviews as JSON (kube's webhook authorizer),
+// YAML or protobuf (client-go's typed clients, through the aggregator).
+var reviewCodec = webhook.NewCodec(authorizationv1.SchemeGroupVersion, &authorizationv1.SubjectAccessReview{})
+
 // reviewHandler serves an Authorizer as a SubjectAccessReview webhook.
 type reviewHandler struct {
 	authorizer Authorizer
@@ -32,7 +36,9 @@ type reviewHandler struct {
 // 201 Created with the review and its status (allowed, denied, reason,
 // evaluationError), and the answer's revision in RevisionHeader. That is
 // what kube's webhook authorizer expects, so a real kube-apiserver can use
-// it too. An authorizer error is an evaluationError in a 201, as kube's own
+// it too. It reads and answers JSON, YAML or protobuf, as the request's
+// Content-Type and Accept say, so that client-go's typed clients (protobuf
+// by default) can create reviews too. An authorizer error is an evaluationError in a 201, as kube's own
 // endpoint does, not an HTTP error. A nil a answers every review with an
 // evaluationError, which no client reads as an allow.
 func NewSubjectAccessReviewHandler(a Authorizer) http.Handler {
@@ -51,7 +57,7 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if res.Revision != 0 {
 		w.Header().Set(RevisionHeader, strconv.FormatInt(res.Revision, 10))
 	}
-	webhook.WriteJSON(w, http.StatusCreated, review)
+	reviewCodec.Write(w, r, http.StatusCreated, review)
 }
 
 func (h *reviewHandler) authorize(r *http.Request, review *authorizationv1.SubjectAccessReview) (Result, error) {
@@ -66,7 +72,7 @@ func (h *reviewHandler) authorize(r *http.Request, review *authorizationv1.Subje
 // returns false.
 func decodeReview(w http.ResponseWriter, r *http.Request) (*authorizationv1.SubjectAccessReview, bool) {
 	var review authorizationv1.SubjectAccessReview
-	if !webhook.DecodeRequest(w, r, authorizationv1.Resource("subjectaccessreviews"), maxReviewBytes, &review) {
+	if !reviewCodec.DecodeRequest(w, r, authorizationv1.Resource("subjectaccessreviews"), maxReviewBytes, &review) {
 		return nil, false
 	}
 	// An empty type means "the endpoint's type", as kube's create handler

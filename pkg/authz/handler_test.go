@@ -111,7 +111,7 @@ func TestHandlerRejects(t *testing.T) {
 	}{
 		{"GET", http.MethodGet, "", "", 405, metav1.StatusReasonMethodNotAllowed},
 		{"not JSON", http.MethodPost, "", "{", 400, metav1.StatusReasonBadRequest},
-		{"YAML", http.MethodPost, "application/yaml", nonResource, 415, metav1.StatusReasonUnsupportedMediaType},
+		{"text", http.MethodPost, "text/plain", nonResource, 415, metav1.StatusReasonUnsupportedMediaType},
 		{"another kind", http.MethodPost, "", `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"}}`, 400, metav1.StatusReasonBadRequest},
 		{"no attributes", http.MethodPost, "", `{"spec":{"user":"a"}}`, 422, metav1.StatusReasonInvalid},
 		{"both attributes", http.MethodPost, "", `{"spec":{"user":"a","resourceAttributes":{"verb":"get"},"nonResourceAttributes":{"verb":"get"}}}`, 422, metav1.StatusReasonInvalid},

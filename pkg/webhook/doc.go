@@ -5,5 +5,7 @@
 // answer is ever decoded, each is a sentinel error the stage packages wrap
 // into their own. DecodeRequest and WriteJSON are the server side: method,
 // media type, size and JSON checks answered with the Status kube-apiserver
-// would give.
+// would give. Codec is the same server side for the review endpoints
+// client-go's typed clients call too: it also reads and answers YAML and
+// protobuf, as the request's Content-Type and Accept say.
 package webhook
