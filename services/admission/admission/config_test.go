@@ -1,0 +1,132 @@
+package admission
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"net"
+	"slices"
+	"testing"
+
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
+)
+
+func TestSelectPlugins(t *testing.T) {
+	names := func(rs []registration) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.name)
+		}
+		return out
+	}
+	cases := []struct {
+		name            string
+		enable, disable []string
+		want            []string
+		wantErr         bool
+	}{
+		{"defaults", nil, nil, AllPlugins(), false},
+		{"enable a default", []string{ResourceQuota}, nil, AllPlugins(), false},
+		{"disable", nil, []string{ResourceQuota, ServiceAccount}, []string{NamespaceLifecycle, LimitRanger, RBACEscalation}, false},
+		{"order ignores flags", []string{ServiceAccount, NamespaceLifecycle}, []string{LimitRanger}, []string{NamespaceLifecycle, ServiceAccount, RBACEscalation, ResourceQuota}, false},
+		{"unknown enabled", []string{"AlwaysPullImages"}, nil, nil, true},
+		{"unknown disabled", nil, []string{"NamespaceExists"}, nil, true},
+		{"both", []string{LimitRanger}, []string{LimitRanger}, nil, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := selectPlugins(c.enable, c.disable)
+			if c.wantErr {
+				if !errors.Is(err, ErrInvalidConfig) {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(names(got), c.want) {
+				t.Fatalf("got %v, %v; want %v", names(got), err, c.want)
+			}
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	key := newKey(t)
+	client := fake.NewClientset()
+	base := func() Config {
+		c := Config{IdentityKeys: []crypto.PublicKey{key.Public()}}
+		c.BindAddress = "127.0.0.1:0"
+		c.Client = client
+		return c
+	}
+	cases := map[string]func(*Config){
+		"no bind address":  func(c *Config) { c.BindAddress = "" },
+		"no identity keys": func(c *Config) { c.IdentityKeys = nil },
+		"insecure off loopback": func(c *Config) {
+			c.IdentityKeys = nil
+			c.InsecureAllowUnauthenticated = true
+			c.BindAddress = "0.0.0.0:0"
+		},
+		"insecure on all hosts": func(c *Config) { c.InsecureAllowUnauthenticated = true; c.BindAddress = ":0" },
+		"no API":                func(c *Config) { c.Client = nil },
+		"unknown plugin":        func(c *Config) { c.EnablePlugins = []string{"Nope"} },
+		"bad key":               func(c *Config) { c.IdentityKeys = []crypto.PublicKey{"not a key"} },
+	}
+	for name, edit := range cases {
+		t.Run(name, func(t *testing.T) {
+			cfg := base()
+			edit(&cfg)
+			s, err := Start(context.Background(), cfg)
+			if err == nil {
+				s.Close()
+			}
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("err %v, want ErrInvalidConfig", err)
+			}
+		})
+	}
+}
+
+// Insecure serving is allowed on loopback, by name or address, and on an
+// inherited loopback listener.
+func TestInsecureLoopback(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0", "[::1]:0"} {
+		c := Config{InsecureAllowUnauthenticated: true}
+		c.BindAddress = addr
+		if !c.loopback() {
+			t.Errorf("%s is not loopback", addr)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c := Config{}
+	c.Listener = ln
+	if !c.loopback() {
+		t.Error("inherited loopback listener is not loopback")
+	}
+}
+
+// A RESTConfig is enough: the client is made from it.
+func TestNewLocalFromRESTConfig(t *testing.T) {
+	l, err := NewLocal(context.Background(), LocalConfig{RESTConfig: &rest.Config{Host: "http://127.0.0.1:1"}, DisablePlugins: AllPlugins()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+}
+
+func TestCheckTable(t *testing.T) {
+	if err := checkTable(plugins); err != nil {
+		t.Fatal(err)
+	}
+	twice := []registration{plugins[0], plugins[0]}
+	if err := checkTable(twice); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("duplicate name: %v", err)
+	}
+	if err := checkTable([]registration{{name: "Empty"}}); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("no constructor: %v", err)
+	}
+}

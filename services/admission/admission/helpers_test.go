@@ -1,0 +1,79 @@
+package admission
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// cluster is what the plugins see: the namespaces and service accounts of
+// a small cluster, in the fake clientset the service's informers read
+// (a data source; the service and its plugins are real).
+func cluster() []runtime.Object {
+	return []runtime.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "dying"}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "default"}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "dying", Name: "default"}},
+	}
+}
+
+// start runs the service on a free loopback port with cfg's other fields,
+// and waits until it is ready.
+func start(t *testing.T, cfg Config) *Server {
+	t.Helper()
+	cfg.BindAddress = "127.0.0.1:0"
+	cfg.Log = slog.New(slog.DiscardHandler)
+	if cfg.Client == nil {
+		cfg.Client = fake.NewClientset(cluster()...)
+	}
+	s, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	waitReady(t, s.URL())
+	return s
+}
+
+// waitReady polls /readyz until it answers 200.
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _ := do(t, http.MethodGet, url+"/readyz", nil)
+		if code == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still %d", code)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// do makes one request and returns the status and body.
+func do(t *testing.T, method, url string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}

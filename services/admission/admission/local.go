@@ -1,0 +1,171 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+
+	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+)
+
+// Local is the enabled plugins running in process: their informers, their
+// background work, and the two chains the registry calls.
+type Local struct {
+	names      []string
+	mutating   pkgadmission.Admitter
+	validating pkgadmission.Admitter
+	synced     atomic.Bool
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+	factory    informers.SharedInformerFactory
+}
+
+// NewLocal builds the enabled plugins, then starts the shared informers
+// and each plugin's background work (under its Lease). It returns at once;
+// Ready tells when the informers have synced (until then the plugins wait
+// for them, up to plugin.SyncWait per request). ctx bounds the start only;
+// Close stops everything.
+func NewLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	selected, err := selectPlugins(cfg.EnablePlugins, cfg.DisablePlugins)
+	if err != nil {
+		return nil, err
+	}
+	client, err := clientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	l := &Local{factory: informers.NewSharedInformerFactory(client, 0)}
+	var jobs []job
+	deps := plugin.Deps{
+		Client: client, Informers: l.factory,
+		Run: func(name string, f func(context.Context)) { jobs = append(jobs, job{name: name, run: f}) },
+	}
+	if err := l.build(selected, deps, cfg); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l.cancel = cancel
+	l.start(runCtx, client, jobs, cfg)
+	return l, nil
+}
+
+// clientFor is the configured client, or one made from RESTConfig.
+func clientFor(cfg LocalConfig) (kubernetes.Interface, error) {
+	if cfg.Client != nil {
+		return cfg.Client, nil
+	}
+	c, err := kubernetes.NewForConfig(cfg.RESTConfig)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return c, nil
+}
+
+// build constructs every selected plugin and sorts its halves into the
+// two chains, keeping the running order in each.
+func (l *Local) build(selected []registration, deps plugin.Deps, cfg LocalConfig) error {
+	var mutating, validating []pkgadmission.Admitter
+	for _, p := range selected {
+		d := deps
+		d.Log = cfg.Log.With("plugin", p.name)
+		m, v, err := construct(p, d)
+		if err != nil {
+			return fmt.Errorf("admission plugin %s: %w", p.name, err)
+		}
+		if m != nil {
+			mutating = append(mutating, pkgadmission.Mutating(m))
+		}
+		if v != nil {
+			validating = append(validating, pkgadmission.Validating(v))
+		}
+		l.names = append(l.names, p.name)
+	}
+	var err error
+	if l.mutating, err = pkgadmission.Chain(mutating...); err != nil {
+		return err
+	}
+	l.mutating = pkgadmission.Mutating(l.mutating)
+	l.validating, err = pkgadmission.Chain(validating...)
+	return err
+}
+
+// construct returns a plugin's mutating and validating halves (either may
+// be nil). A plugin with only New goes whole to the phase it is marked
+// with.
+func construct(p registration, deps plugin.Deps) (m, v pkgadmission.Admitter, err error) {
+	if p.phases != nil {
+		return p.phases(deps)
+	}
+	a, err := p.new(deps)
+	if err != nil || a == nil {
+		return nil, nil, err
+	}
+	if pkgadmission.PhaseOf(a) == pkgadmission.PhaseMutating {
+		return a, nil, nil
+	}
+	return nil, a, nil
+}
+
+// start runs the informers, notes when they synced, and starts the
+// background jobs.
+func (l *Local) start(ctx context.Context, client kubernetes.Interface, jobs []job, cfg LocalConfig) {
+	l.factory.Start(ctx.Done())
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		for _, ok := range l.factory.WaitForCacheSync(ctx.Done()) {
+			if !ok {
+				return
+			}
+		}
+		l.synced.Store(true)
+		cfg.Log.Info("admission informers synced", "plugins", l.names)
+	}()
+	identity := leaseIdentity(cfg.Identity)
+	for _, j := range jobs {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			runLeased(ctx, client, identity, j, cfg.Log)
+		}()
+	}
+}
+
+// Plugins are the enabled plugins' names, in running order.
+func (l *Local) Plugins() []string { return append([]string(nil), l.names...) }
+
+// Mutating is the chain of the plugins' mutating halves, marked Mutating:
+// what the registry asks before its own defaulting and validation.
+func (l *Local) Mutating() pkgadmission.Admitter { return l.mutating }
+
+// Validating is the chain of the plugins' validating halves: what the
+// registry asks about the object it will store.
+func (l *Local) Validating() pkgadmission.Admitter { return l.validating }
+
+// Ready tells whether every plugin's informers have synced.
+func (l *Local) Ready() bool { return l.synced.Load() }
+
+// ready is the informers-synced readiness check.
+func (l *Local) ready(context.Context) error {
+	if !l.Ready() {
+		return ErrNotSynced
+	}
+	return nil
+}
+
+// Close stops the informers and the background work (releasing its
+// Leases) and waits for them.
+func (l *Local) Close() {
+	l.cancel()
+	l.factory.Shutdown()
+	l.wg.Wait()
+}

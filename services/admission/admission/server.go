@@ -1,0 +1,94 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
+)
+
+// Server is a running admission service.
+type Server struct {
+	*serve.Server
+	local *Local
+}
+
+// Start builds the plugins (NewLocal) and serves them. It returns once it
+// listens; /readyz passes once the informers have synced. ctx bounds the
+// start only; Close stops everything.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	var verifier *identity.Verifier
+	if !cfg.InsecureAllowUnauthenticated {
+		v, err := identity.NewVerifier(identity.VerifierConfig{
+			Keys: cfg.IdentityKeys, Issuer: cfg.IdentityIssuer, Audience: pkgadmission.Audience,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+		verifier = v
+	}
+	local, err := NewLocal(ctx, cfg.LocalConfig)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := serve.Start(ctx, cfg.Endpoint, routes(local, verifier), cfg.Log)
+	if err != nil {
+		local.Close()
+		return nil, err
+	}
+	return &Server{Server: srv, local: local}, nil
+}
+
+// routes serves the two webhooks to the registry (any caller when verifier
+// is nil, in insecure mode) and the health endpoints to anyone, so probes
+// work.
+func routes(l *Local, verifier *identity.Verifier) http.Handler {
+	asserted := func(h http.Handler) http.Handler { return h }
+	if verifier != nil {
+		asserted = identity.Require(verifier)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST "+pkgadmission.MutatingPath, asserted(pkgadmission.NewAdmissionReviewHandler(l.Mutating())))
+	mux.Handle("POST "+pkgadmission.ValidatingPath, asserted(pkgadmission.NewAdmissionReviewHandler(l.Validating())))
+	for _, p := range []string{pkgadmission.MutatingPath, pkgadmission.ValidatingPath} {
+		mux.HandleFunc(p, methodNotAllowed)
+	}
+	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
+	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
+	ready := health.Handler("/readyz", health.Ping, health.Check{Name: "informers-synced", Func: l.ready})
+	mux.Handle("GET /readyz", ready)
+	mux.Handle("GET /readyz/", ready)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "", 0, false))
+	})
+	return mux
+}
+
+// Local is the plugins the server serves.
+func (s *Server) Local() *Local { return s.local }
+
+// Close stops serving (reviews in flight get serve.ShutdownTimeout to
+// finish), then the plugins' informers and background work.
+func (s *Server) Close() {
+	s.Server.Close()
+	s.local.Close()
+}
+
+// methodNotAllowed answers a review path asked with another method than
+// POST with a Status, as kube does, rather than the mux's plain text.
+func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", http.MethodPost)
+	apierror.Write(w, apierrors.NewMethodNotSupported(schema.GroupResource{Group: "admission.k8s.io", Resource: "admissionreviews"}, r.Method))
+}

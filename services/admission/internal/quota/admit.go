@@ -1,0 +1,114 @@
+package quota
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/admission"
+)
+
+// request is one write as quota sees it.
+type request struct {
+	attrs *admission.Attributes
+	gr    schema.GroupResource
+	obj   runtime.Object
+	// delta is what the write adds to the namespace's usage.
+	delta corev1.ResourceList
+}
+
+// Admit charges a write to the quotas of its namespace, or refuses it.
+func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (*admission.Result, error) {
+	if !p.handles(a) {
+		return admission.Allow(), nil
+	}
+	req, denial := p.newRequest(a)
+	if denial != nil || len(req.delta) == 0 {
+		return orAllow(denial), nil
+	}
+	// Most namespaces have no quota: answer them without taking the lock.
+	quotas, err := p.quotas.list(ctx, a.Namespace)
+	if err != nil || len(quotas) == 0 {
+		return allowUnlessErr(err)
+	}
+	unlock := p.locks.lock(a.Namespace)
+	defer unlock()
+	if quotas, err = p.quotas.list(ctx, a.Namespace); err != nil {
+		return nil, fmt.Errorf("resourcequota: listing quotas: %w", err)
+	}
+	return p.charge(ctx, req, quotas)
+}
+
+// handles says whether quota looks at a write at all: creates of any
+// namespaced object, and updates of the objects whose usage can grow.
+// Subresources (status, scale, …) are left to the object they belong to.
+func (p *Plugin) handles(a *admission.Attributes) bool {
+	if a.Namespace == "" || a.SubResource != "" {
+		return false
+	}
+	switch a.Operation {
+	case admissionv1.Create:
+		return true
+	case admissionv1.Update:
+		gr := schema.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
+		return gr == podsResource || gr == servicesResource || gr == pvcsResource
+	}
+	return false
+}
+
+// newRequest decodes the write and works out its usage; an object that
+// does not decode is refused as the bad request it is.
+func (p *Plugin) newRequest(a *admission.Attributes) (*request, *admission.Result) {
+	gr := schema.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
+	obj, err := decodeExt(gr, a.Object)
+	if err != nil {
+		return nil, admission.Deny(http.StatusBadRequest, err.Error())
+	}
+	now := time.Now()
+	req := &request{attrs: a, gr: gr, obj: obj, delta: usage(gr, obj, now)}
+	if a.Operation == admissionv1.Update {
+		old, err := decodeExt(gr, a.OldObject)
+		if err != nil {
+			return nil, admission.Deny(http.StatusBadRequest, err.Error())
+		}
+		req.delta = increase(req.delta, usage(gr, old, now))
+	}
+	return req, nil
+}
+
+// decodeExt decodes an admission object, given as JSON or (from a local
+// caller) as a typed object.
+func decodeExt(gr schema.GroupResource, ext runtime.RawExtension) (runtime.Object, error) {
+	raw := ext.Raw
+	if len(raw) == 0 && ext.Object != nil {
+		var err error
+		if raw, err = json.Marshal(ext.Object); err != nil {
+			return nil, err
+		}
+	}
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("resourcequota: no %s object to evaluate", gr)
+	}
+	return decode(gr, raw)
+}
+
+func orAllow(r *admission.Result) *admission.Result {
+	if r == nil {
+		return admission.Allow()
+	}
+	return r
+}
+
+func allowUnlessErr(err error) (*admission.Result, error) {
+	if err != nil {
+		return nil, fmt.Errorf("resourcequota: listing quotas: %w", err)
+	}
+	return admission.Allow(), nil
+}

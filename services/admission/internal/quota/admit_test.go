@@ -1,0 +1,262 @@
+package quota
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+)
+
+func TestChargesUntilTheLimitThenForbids(t *testing.T) {
+	client := newClient(quotaObj("q", rl("pods", "2"), rl("pods", "0")))
+	a := setup(t, client, false)
+	for i, name := range []string{"a", "b"} {
+		if r := mustAdmit(t, a, createAttrs(t, "pods", pod(name, nil))); !r.Allowed {
+			t.Fatalf("pod %s denied: %v", name, r.StatusError())
+		}
+		if got := usedOf(t, client, "q")["pods"]; got.Value() != int64(i+1) {
+			t.Fatalf("after %s used pods = %s", name, got.String())
+		}
+	}
+	r := mustAdmit(t, a, createAttrs(t, "pods", pod("c", nil)))
+	want := `pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`
+	if r.Allowed || r.Status.Code != http.StatusForbidden || r.Status.Message != want {
+		t.Fatalf("third pod: got %+v, want 403 %q", r.Status, want)
+	}
+	if got := usedOf(t, client, "q")["pods"]; got.Value() != 2 {
+		t.Fatalf("a denied pod was charged: used %s", got.String())
+	}
+}
+
+func TestDryRunChecksButDoesNotCharge(t *testing.T) {
+	client := newClient(quotaObj("q", rl("configmaps", "1"), rl("configmaps", "0")))
+	a := setup(t, client, false)
+	attrs := createAttrs(t, "configmaps", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}})
+	attrs.DryRun = true
+	for range 3 {
+		if r := mustAdmit(t, a, attrs); !r.Allowed {
+			t.Fatalf("dry run denied: %v", r.StatusError())
+		}
+	}
+	if got := usedOf(t, client, "q")["configmaps"]; !got.IsZero() {
+		t.Fatalf("dry run charged: used %s", got.String())
+	}
+}
+
+func TestStatusUnknownIsRefused(t *testing.T) {
+	client := newClient(quotaObj("q", rl("pods", "2"), nil))
+	a := setup(t, client, false)
+	r := mustAdmit(t, a, createAttrs(t, "pods", pod("a", nil)))
+	if r.Allowed || !strings.Contains(r.Status.Message, "status unknown for quota: q, resource: pods") {
+		t.Fatalf("got %+v, want status unknown", r.Status)
+	}
+	// A quota that does not cover the resource does not get in the way.
+	if r := mustAdmit(t, a, createAttrs(t, "secrets", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}})); !r.Allowed {
+		t.Fatalf("secret denied: %v", r.StatusError())
+	}
+}
+
+func TestComputeResourcesAndConstraints(t *testing.T) {
+	hard := rl("requests.cpu", "1", "requests.memory", "1Gi")
+	client := newClient(quotaObj("compute", hard, rl("requests.cpu", "0", "requests.memory", "0")))
+	a := setup(t, client, false)
+	r := mustAdmit(t, a, createAttrs(t, "pods", pod("bare", nil)))
+	want := "failed quota: compute: must specify requests.cpu for: app; requests.memory for: app"
+	if r.Allowed || !strings.HasSuffix(r.Status.Message, want) {
+		t.Fatalf("got %+v, want %q", r.Status, want)
+	}
+	if r := mustAdmit(t, a, createAttrs(t, "pods", pod("a", rl("cpu", "600m", "memory", "100Mi")))); !r.Allowed {
+		t.Fatalf("denied: %v", r.StatusError())
+	}
+	used := usedOf(t, client, "compute")
+	if cpu := used["requests.cpu"]; cpu.MilliValue() != 600 {
+		t.Fatalf("used cpu %s", cpu.String())
+	}
+	r = mustAdmit(t, a, createAttrs(t, "pods", pod("b", rl("cpu", "600m", "memory", "100Mi"))))
+	want = `exceeded quota: compute, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1`
+	if r.Allowed || !strings.HasSuffix(r.Status.Message, want) {
+		t.Fatalf("got %+v, want %q", r.Status, want)
+	}
+}
+
+func TestUpdateChargesOnlyGrowth(t *testing.T) {
+	client := newClient(quotaObj("lb", rl("services.loadbalancers", "1"), rl("services.loadbalancers", "0")))
+	a := setup(t, client, false)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: testNS},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+	lb := svc.DeepCopy()
+	lb.Spec.Type = corev1.ServiceTypeLoadBalancer
+	update := func(oldS, newS *corev1.Service) *admission.Attributes {
+		attrs := createAttrs(t, "services", newS)
+		attrs.Operation = admissionv1.Update
+		attrs.OldObject = runtime.RawExtension{Object: oldS}
+		return attrs
+	}
+	if r := mustAdmit(t, a, update(svc, lb)); !r.Allowed {
+		t.Fatalf("denied: %v", r.StatusError())
+	}
+	if got := usedOf(t, client, "lb")["services.loadbalancers"]; got.Value() != 1 {
+		t.Fatalf("used %s", got.String())
+	}
+	// An update that changes nothing quota counts is not charged again.
+	if r := mustAdmit(t, a, update(lb, lb)); !r.Allowed {
+		t.Fatalf("no-op update denied: %v", r.StatusError())
+	}
+	lb2 := lb.DeepCopy()
+	lb2.Name = "s2"
+	if r := mustAdmit(t, a, update(svc, lb2)); r.Allowed {
+		t.Fatal("second load balancer admitted")
+	}
+}
+
+func TestConflictRereadsAndRetries(t *testing.T) {
+	client := newClient(quotaObj("q", rl("pods", "1"), rl("pods", "0")))
+	a := setup(t, client, false)
+	// Another replica charges the last pod between our read and our write.
+	conflicts := 0
+	client.PrependReactor("update", "resourcequotas", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts > 0 {
+			return false, nil, nil
+		}
+		conflicts++
+		q := quotaObj("q", rl("pods", "1"), rl("pods", "1"))
+		if err := client.Tracker().Update(schema.GroupVersionResource{Version: "v1", Resource: "resourcequotas"}, q, testNS); err != nil {
+			t.Error(err)
+		}
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "resourcequotas"}, "q", errors.New("modified"))
+	})
+	r := mustAdmit(t, a, createAttrs(t, "pods", pod("a", nil)))
+	if r.Allowed || !strings.Contains(r.Status.Message, "exceeded quota: q") {
+		t.Fatalf("got %+v, want exceeded after the re-read", r.Status)
+	}
+	if conflicts != 1 {
+		t.Fatalf("conflicts = %d", conflicts)
+	}
+}
+
+func TestEndlessConflictsAreAConflict(t *testing.T) {
+	client := newClient(quotaObj("q", rl("pods", "1"), rl("pods", "0")))
+	a := setup(t, client, false)
+	client.PrependReactor("update", "resourcequotas", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "resourcequotas"}, "q", errors.New("modified"))
+	})
+	r := mustAdmit(t, a, createAttrs(t, "pods", pod("a", nil)))
+	if r.Allowed || r.Status.Code != http.StatusConflict {
+		t.Fatalf("got %+v, want 409", r.Status)
+	}
+}
+
+func TestAPIErrorIsNoAnswer(t *testing.T) {
+	client := newClient(quotaObj("q", rl("pods", "1"), rl("pods", "0")))
+	a := setup(t, client, false)
+	client.PrependReactor("update", "resourcequotas", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("down")
+	})
+	r, err := a.Admit(context.Background(), createAttrs(t, "pods", pod("a", nil)))
+	if err == nil || r != nil {
+		t.Fatalf("got %+v, %v; want no result and an error", r, err)
+	}
+}
+
+func TestMalformedObjectIsBadRequest(t *testing.T) {
+	client := newClient(quotaObj("q", rl("pods", "1"), rl("pods", "0")))
+	a := setup(t, client, false)
+	attrs := createAttrs(t, "pods", pod("a", nil))
+	attrs.Object.Raw = []byte(`{"spec": [`)
+	r := mustAdmit(t, a, attrs)
+	if r.Allowed || r.Status.Code != http.StatusBadRequest {
+		t.Fatalf("got %+v, want 400", r.Status)
+	}
+}
+
+func TestIgnoredWrites(t *testing.T) {
+	client := newClient(quotaObj("q", rl("pods", "0", "count/deployments.apps", "0"), nil))
+	a := setup(t, client, false)
+	cases := map[string]*admission.Attributes{}
+	del := createAttrs(t, "pods", pod("a", nil))
+	del.Operation, del.OldObject, del.Object = admissionv1.Delete, del.Object, runtime.RawExtension{}
+	cases["delete"] = del
+	status := createAttrs(t, "pods", pod("a", nil))
+	status.Operation, status.SubResource, status.OldObject = admissionv1.Update, "status", status.Object
+	cases["status"] = status
+	cluster := createAttrs(t, "namespaces", &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "n"}})
+	cluster.Namespace = ""
+	cases["cluster-scoped"] = cluster
+	cm := createAttrs(t, "configmaps", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}})
+	cm.Operation, cm.OldObject = admissionv1.Update, cm.Object
+	cases["configmap update"] = cm
+	for name, attrs := range cases {
+		if r := mustAdmit(t, a, attrs); !r.Allowed {
+			t.Errorf("%s denied: %v", name, r.StatusError())
+		}
+	}
+	dep := createAttrs(t, "deployments", &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "d"}})
+	dep.Resource.Group = "apps"
+	if r := mustAdmit(t, a, dep); r.Allowed || !strings.Contains(r.Status.Message, "count/deployments.apps") {
+		t.Errorf("deployment create against an unknown-status quota: %+v", r.Status)
+	}
+}
+
+func TestScopedQuotaCountsOnlyItsPods(t *testing.T) {
+	q := quotaObj("besteffort", rl("pods", "0"), rl("pods", "0"))
+	q.Spec.Scopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeBestEffort}
+	client := newClient(q)
+	a := setup(t, client, false)
+	if r := mustAdmit(t, a, createAttrs(t, "pods", pod("burstable", rl("cpu", "1")))); !r.Allowed {
+		t.Fatalf("pod outside the scope denied: %v", r.StatusError())
+	}
+	if r := mustAdmit(t, a, createAttrs(t, "pods", pod("besteffort", nil))); r.Allowed {
+		t.Fatal("best-effort pod admitted past pods=0")
+	}
+	if r := mustAdmit(t, a, createAttrs(t, "configmaps", &corev1.ConfigMap{})); !r.Allowed {
+		t.Fatalf("configmap denied by a scoped quota: %v", r.StatusError())
+	}
+}
+
+func TestNewNeedsDeps(t *testing.T) {
+	if _, err := New(plugin.Deps{}); !errors.Is(err, admission.ErrInvalidConfig) {
+		t.Fatalf("got %v, want ErrInvalidConfig", err)
+	}
+}
+
+func TestConcurrentCreatesOnTwoReplicasNeverOverAdmit(t *testing.T) {
+	client := newClient(quotaObj("q", rl("configmaps", "5"), rl("configmaps", "0")))
+	replicas := []admission.Admitter{setup(t, client, false), setup(t, client, false)}
+	var allowed atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%d", i)}}
+			r, err := replicas[i%2].Admit(context.Background(), createAttrs(t, "configmaps", cm))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if r.Allowed {
+				allowed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if allowed.Load() != 5 {
+		t.Fatalf("admitted %d creates, want 5", allowed.Load())
+	}
+	if got := usedOf(t, client, "q")["configmaps"]; got.Value() != 5 {
+		t.Fatalf("used %s, want 5", got.String())
+	}
+}

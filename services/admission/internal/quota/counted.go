@@ -1,0 +1,84 @@
+package quota
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// counter lists a resource's objects in a namespace for a recount: from an
+// informer for the resources quotas usually limit (their deletions also
+// trigger a recount), live for the rarer ones, so that the shared informer
+// factory never waits on a resource the server may not serve.
+type counter struct {
+	informer cache.SharedIndexInformer // nil: listed live
+	live     func(ctx context.Context, ns string) ([]runtime.Object, error)
+}
+
+// counters are the resources the controller can recount.
+func counters(f informers.SharedInformerFactory, client kubernetes.Interface) map[schema.GroupResource]counter {
+	core := f.Core().V1()
+	return map[schema.GroupResource]counter{
+		podsResource:                         {informer: core.Pods().Informer()},
+		servicesResource:                     {informer: core.Services().Informer()},
+		{Resource: "configmaps"}:             {informer: core.ConfigMaps().Informer()},
+		{Resource: "secrets"}:                {informer: core.Secrets().Informer()},
+		{Resource: "resourcequotas"}:         {informer: core.ResourceQuotas().Informer()},
+		pvcsResource:                         {live: listPVCs(client)},
+		{Resource: "replicationcontrollers"}: {live: listRCs(client)},
+	}
+}
+
+// list is the resource's objects in a namespace.
+func (c counter) list(ctx context.Context, ns string) ([]runtime.Object, error) {
+	if c.informer == nil {
+		objs, err := c.live(ctx, ns)
+		if apierrors.IsNotFound(err) {
+			// The server does not serve the resource: nothing to count.
+			return nil, nil
+		}
+		return objs, err
+	}
+	var out []runtime.Object
+	err := cache.ListAllByNamespace(c.informer.GetIndexer(), ns, labels.Everything(), func(it interface{}) {
+		if obj, ok := it.(runtime.Object); ok {
+			out = append(out, obj)
+		}
+	})
+	return out, err
+}
+
+func listPVCs(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
+	return func(ctx context.Context, ns string) ([]runtime.Object, error) {
+		l, err := client.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]runtime.Object, len(l.Items))
+		for i := range l.Items {
+			out[i] = &l.Items[i]
+		}
+		return out, nil
+	}
+}
+
+func listRCs(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
+	return func(ctx context.Context, ns string) ([]runtime.Object, error) {
+		l, err := client.CoreV1().ReplicationControllers(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]runtime.Object, len(l.Items))
+		for i := range l.Items {
+			out[i] = &l.Items[i]
+		}
+		return out, nil
+	}
+}

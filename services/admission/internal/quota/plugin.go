@@ -1,0 +1,60 @@
+// Package quota is the ResourceQuota admission plugin and the controller
+// that keeps quotas' status, as kube-apiserver's ResourceQuota plugin and
+// kube-controller-manager's resourcequota controller do together.
+//
+// Admission charges every covered create (and updates that grow usage) to
+// status.used with an optimistic update of the quota before it allows the
+// write, so concurrent writers, on any number of replicas, can never spend
+// the same headroom twice. The controller sets status.hard from spec.hard
+// and recounts status.used from the objects themselves: when a quota
+// changes, when covered objects go away (so deleting frees quota at once),
+// and periodically, to give back what admitted writes that then failed
+// were charged.
+package quota
+
+import (
+	"errors"
+	"log/slog"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+)
+
+// Name is the plugin's name, as kube-apiserver's.
+const Name = "ResourceQuota"
+
+// controllerName names the controller's Lease.
+const controllerName = "resourcequota"
+
+// Plugin is the ResourceQuota admitter.
+type Plugin struct {
+	client kubernetes.Interface
+	quotas *quotaSource
+	locks  namespaceLocks
+	log    *slog.Logger
+}
+
+var _ admission.Admitter = (*Plugin)(nil)
+
+// New builds the admitter, registers the informers it and the controller
+// read, and hands the controller to deps.Run.
+func New(deps plugin.Deps) (admission.Admitter, error) {
+	if deps.Client == nil || deps.Informers == nil || deps.Run == nil {
+		return nil, errors.Join(admission.ErrInvalidConfig,
+			errors.New("resourcequota: needs a client, informers and a way to run its controller"))
+	}
+	log := deps.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	inf := deps.Informers.Core().V1().ResourceQuotas().Informer()
+	p := &Plugin{client: deps.Client, quotas: newQuotaSource(deps.Client, inf), log: log}
+	c, err := newController(deps, p.quotas, log)
+	if err != nil {
+		return nil, err
+	}
+	deps.Run(controllerName, c.run)
+	return admission.Validating(p), nil
+}
