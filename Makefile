@@ -13,15 +13,16 @@ TEST_TIMEOUT ?= 12m
 
 all: build
 
-## build: static binaries of every service (and the load tool) into bin/
+## build: static binaries of every service, the fused kubesplit, the load tool and etcd into bin/
 build:
 	@mkdir -p $(BIN)
 	@for s in $(SERVICES); do \
 		CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/$$s ./services/$$s || exit 1; \
 	done
+	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/kubesplit ./cmd/kubesplit
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/load ./tools/load
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/etcd ./tools/etcd
-	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/load $(BIN)/etcd"
+	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/kubesplit (fused) $(BIN)/load $(BIN)/etcd"
 
 ## run: start the stack on loopback, write an admin kubeconfig, stop on Ctrl-C
 run: build

@@ -8,8 +8,8 @@ import (
 )
 
 // newAuthenticator is the union of the local token file and the authn
-// upstream, in that order, so that the fused composition (a token file
-// and no authn) and the split one use the same chain. Only the remote
+// stage, in that order: the stage in process when the composition is
+// fused (Config.Authenticator), else the authn upstream. Only the remote
 // authenticator is cached: the token file is an in-memory lookup already.
 // The cache is dropped on every revision revs reports (a ServiceAccount
 // deleted) and bypassed while revs cannot vouch for it.
@@ -22,7 +22,10 @@ func newAuthenticator(cfg Config, authnClient *http.Client, revs *revisionFollow
 		}
 		list = append(list, tf)
 	}
-	if authnClient != nil {
+	switch {
+	case cfg.Authenticator != nil:
+		list = append(list, cfg.Authenticator)
+	case authnClient != nil:
 		if revs == nil {
 			return nil, fmt.Errorf("%w: the authn upstream has no revision follower", ErrInvalidConfig)
 		}

@@ -35,12 +35,17 @@ var authorizationModes = map[string]func(modeDeps) (authz.Authorizer, error){
 	ModeWebhook:     newWebhookAuthorizer,
 }
 
-// newWebhookAuthorizer asks the authz upstream, with its answers cached:
+// newWebhookAuthorizer asks the authz stage: in process when the
+// composition is fused (Config.Authorizer), else the authz upstream, with
+// its answers cached:
 // only the remote mode is cached, the built-in ones answer faster than a
 // cache lookup. Every policy revision authz pushes drops the answers
 // computed before it; while the pushes cannot be trusted to arrive, the
 // cache is bypassed.
 func newWebhookAuthorizer(d modeDeps) (authz.Authorizer, error) {
+	if d.cfg.Authorizer != nil {
+		return d.cfg.Authorizer, nil
+	}
 	if d.authzClient == nil || d.authzRevisions == nil {
 		return nil, fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, ModeWebhook)
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
@@ -100,6 +102,14 @@ type Config struct {
 	// AuthorizationCacheTTL is how long an authz webhook's decision is
 	// reused; zero means DefaultAuthorizationCacheTTL.
 	AuthorizationCacheTTL time.Duration
+	// Authenticator and Authorizer, when set, are the authn and authz
+	// stages in this process (the fused composition): they answer where
+	// the authn upstream's TokenReview and the Webhook mode's
+	// SubjectAccessReview would be asked, with no cache in front (they
+	// answer from memory). The authn and authz upstreams, if given, then
+	// only serve their own APIs (TokenRequest, self reviews).
+	Authenticator authn.Authenticator
+	Authorizer    authz.Authorizer
 	// Log receives the aggregator's logs; nil means slog.Default().
 	Log *slog.Logger
 }
@@ -136,7 +146,7 @@ func (cfg Config) validate() error {
 	case cfg.RequestTimeout < 0 || cfg.AuthenticationCacheTTL < 0 || cfg.AuthorizationCacheTTL < 0:
 		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
 	}
-	return validateModes(cfg.AuthorizationMode, len(cfg.Upstreams.Authz) > 0)
+	return validateModes(cfg.AuthorizationMode, len(cfg.Upstreams.Authz) > 0 || cfg.Authorizer != nil)
 }
 
 // validateModes checks the authorization modes as kube does: known names,

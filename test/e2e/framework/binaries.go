@@ -75,14 +75,19 @@ func binDir() (string, error) {
 	return binDirPath, binDirErr
 }
 
-// goBuild builds ./services/<name> into dir/<name>, statically so the
-// binary does not depend on the test machine's C libraries.
+// goBuild builds ./services/<name> (or ./cmd/<name>, the fused binary)
+// into dir/<name>, statically so the binary does not depend on the test
+// machine's C libraries.
 func goBuild(dir, name string) error {
 	root, err := repoRoot()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./services/"+name)
+	pkg := "./services/" + name
+	if _, err := os.Stat(filepath.Join(root, "cmd", name)); err == nil {
+		pkg = "./cmd/" + name
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -1,0 +1,48 @@
+package fused
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/kubesplit/kubesplit/pkg/serve"
+)
+
+// Config configures the fused composition. Flags follow kube-apiserver's
+// names, as the split binaries' do.
+type Config struct {
+	// Endpoint is where the aggregator, the only public endpoint, serves
+	// HTTPS (its certificate generated under CertDir unless given).
+	serve.Endpoint
+	// CertDir holds the generated serving CA and certificate, the identity
+	// key and the service-account signing key. Required.
+	CertDir string
+	// EtcdServers are an external etcd cluster's client URLs; empty means
+	// etcd embedded, its data under DataDir.
+	EtcdServers []string
+	DataDir     string
+	// TokenAuthFile is kube's --token-auth-file: who may call the API.
+	TokenAuthFile string
+	// AnonymousAuth serves requests without credentials as
+	// system:anonymous.
+	AnonymousAuth bool
+	// AuthorizationModes are authz's engines (--authorization-mode);
+	// empty means RBAC.
+	AuthorizationModes []string
+	// EnableAdmissionPlugins and DisableAdmissionPlugins are kube's
+	// --enable-admission-plugins and --disable-admission-plugins.
+	EnableAdmissionPlugins, DisableAdmissionPlugins []string
+	// DisableControllers leaves out the registry's controllers.
+	DisableControllers bool
+	// Log receives the services' logs; nil means slog.Default().
+	Log *slog.Logger
+}
+
+func (cfg Config) validate() error {
+	switch {
+	case cfg.CertDir == "":
+		return errors.New("fused: a cert dir is required")
+	case len(cfg.EtcdServers) == 0 && cfg.DataDir == "":
+		return errors.New("fused: an embedded etcd needs a data dir")
+	}
+	return nil
+}

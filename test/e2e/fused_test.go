@@ -1,0 +1,53 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubesplit/kubesplit/test/e2e/framework"
+)
+
+// TestFusedComposition runs the whole chain in one process (bin/kubesplit)
+// and drives it with kubectl: the same stages as the split stack, called
+// in process. Authentication (token file), RBAC from the API, admission
+// (NamespaceLifecycle, ServiceAccount) and the registry all answer.
+func TestFusedComposition(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(authzAdminToken+`,admin,uid-admin,"system:masters"`+"\n"+authzBobToken+",bob,uid-bob\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := framework.StartFused(t, "--token-auth-file", tokens, "--etcd-servers", framework.StartEtcd(t).Endpoint)
+	admin := f.Kubeconfig(t, "admin", authzAdminToken)
+	bob := f.Kubeconfig(t, "bob", authzBobToken)
+	var out string
+	var err error
+	if !pollUntil(60*time.Second, func() bool {
+		out, err = f.Kubectl(t, admin, "", "get", "serviceaccount", "default", "-n", "default")
+		return err == nil
+	}) {
+		t.Fatalf("the fused server never served the default ServiceAccount: %v\n%s", err, out)
+	}
+	if out, err := f.Kubectl(t, bob, "", "get", "configmaps"); err == nil || !strings.Contains(out, `User "bob" cannot list`) {
+		t.Fatalf("bob before any binding: %v\n%s", err, out)
+	}
+	if out, err := f.Kubectl(t, admin, "", "create", "rolebinding", "bob-edit", "--clusterrole=edit", "--user=bob"); err != nil {
+		t.Fatalf("create rolebinding: %v\n%s", err, out)
+	}
+	if !pollUntil(10*time.Second, func() bool {
+		out, err = f.Kubectl(t, bob, "", "run", "web", "--image=nginx")
+		return err == nil
+	}) {
+		t.Fatalf("bob could not create a pod after the RoleBinding: %v\n%s", err, out)
+	}
+	// The ServiceAccount admission plugin, in process, gave it one.
+	if out, err := f.Kubectl(t, admin, "", "get", "pod", "web", "-o", "jsonpath={.spec.serviceAccountName}"); err != nil || out != "default" {
+		t.Errorf("pod's service account = %q (%v), want default from admission", out, err)
+	}
+	if out, err := f.Kubectl(t, admin, "", "delete", "namespace", "kube-system"); err == nil || !strings.Contains(out, "Forbidden") {
+		t.Errorf("deleting kube-system: %v\n%s", err, out)
+	}
+}
