@@ -1,66 +1,112 @@
 #!/usr/bin/env bash
 # make bench: the Go benchmarks of the registry's hot paths, then the load
-# tool against a registry backed by an etcd in a process of its own (and,
-# for comparison, with its embedded etcd), reporting throughput, latency
-# and the registry's resident memory. Everything listens on loopback and
-# stops by itself.
+# tool (client-go, JSON) against three compositions, each on an etcd of its
+# own in a process of its own:
+#   registry  the registry alone, no identity checks: storage's own cost
+#   split     the five services as make run starts them, through the
+#             aggregator, as a user authorized by RBAC (not system:masters)
+#   fused     bin/kubesplit, the same stages called in one process
+# reporting throughput, latency and resident memory. Everything listens on
+# loopback and stops by itself. BENCH_CONFIGS picks a subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/lib/stack.sh
 BIN=${BIN:-bin}
 DURATION=${DURATION:-20s}
 CONCURRENCY=${CONCURRENCY:-16}
 OUT=${OUT:-.run/bench}
+CONFIGS=${BENCH_CONFIGS:-registry split fused}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
+cleanup() { for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; pids=(); }
 trap cleanup EXIT INT TERM
 
 echo "== Go benchmarks (registry in-process, client-go over loopback)"
 go test -run '^$' -bench . -benchtime "${BENCHTIME:-2000x}" ./services/registry/registry/ | grep -E '^(Benchmark|ok)'
 
-wait_file() { for _ in $(seq 1 600); do [ -s "$1" ] && return 0; sleep 0.1; done; echo "timed out waiting for $1" >&2; return 1; }
+rss_mb() { awk '/VmRSS/ {s += $2} END {printf "%.0f", s/1024}' $(for p in "$@"; do echo "/proc/$p/status"; done); }
+hwm_mb() { awk '/VmHWM/ {s += $2} END {printf "%.0f", s/1024}' $(for p in "$@"; do echo "/proc/$p/status"; done); }
 
-# start_registry <name> [registry flags…]: starts a registry, writes its
-# kubeconfig to $OUT/<name>.kubeconfig and its pid to $OUT/<name>.pid.
-start_registry() {
-  local name=$1; shift
-  rm -rf "$OUT/$name"; mkdir -p "$OUT/$name"
-  "$BIN/registry" --insecure-allow-unauthenticated --bind-address 127.0.0.1:0 \
-    --address-file "$OUT/$name/addr" --data-dir "$OUT/$name/etcd" "$@" >"$OUT/$name/log" 2>&1 &
-  pids+=($!); echo $! >"$OUT/$name.pid"
-  wait_file "$OUT/$name/addr"
-  cat >"$OUT/$name.kubeconfig" <<KC
+# start_etcd <dir>: an etcd of its own; sets ETCD to its client URL.
+start_etcd() {
+  rm -rf "$1"; mkdir -p "$1"
+  "$BIN/etcd" --data-dir "$1/data" --address-file "$1/addr" >"$1/log" 2>&1 &
+  pids+=($!)
+  stack_wait_file "$1/addr"
+  ETCD=$(cat "$1/addr")
+}
+
+# run_load <name> <kubeconfig> <pid…>: the sequence of operations, then
+# the memory of the processes named.
+run_load() {
+  local name=$1 kc=$2; shift 2
+  echo "== $name: concurrency $CONCURRENCY, $DURATION each; resident memory at start: $(rss_mb "$@") MB"
+  for op in get list create update mixed; do
+    "$BIN/load" --kubeconfig "$kc" --op "$op" --concurrency "$CONCURRENCY" \
+      --duration "$DURATION" --objects 100 --size 1024 --content-type json
+  done
+  "$BIN/load" --kubeconfig "$kc" --op watch --watchers 50 --updates 200 --content-type json
+  echo "$name resident memory: now $(rss_mb "$@") MB, peak $(hwm_mb "$@") MB (sum over its processes)"
+}
+
+bench_registry() {
+  local dir=$OUT/registry
+  start_etcd "$dir/etcd"
+  "$BIN/registry" --insecure-allow-unauthenticated --bind-address 127.0.0.1:0 --disable-controllers \
+    --etcd-servers "$ETCD" --address-file "$dir/addr" >"$dir/log" 2>&1 &
+  pids+=($!)
+  local pid=$!
+  stack_wait_file "$dir/addr"
+  cat >"$dir/kubeconfig" <<KC
 apiVersion: v1
 kind: Config
-clusters: [{name: k, cluster: {server: $(cat "$OUT/$name/addr")}}]
+clusters: [{name: k, cluster: {server: $(cat "$dir/addr")}}]
 users: [{name: u, user: {}}]
 contexts: [{name: k, context: {cluster: k, user: u}}]
 current-context: k
 KC
+  run_load "registry alone" "$dir/kubeconfig" "$pid"
 }
 
-rss_mb() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
-hwm_mb() { awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
-
-run_load() {
-  local name=$1 pid
-  pid=$(cat "$OUT/$name.pid")
-  echo "== load against the registry ($name), concurrency $CONCURRENCY, $DURATION each; RSS at start: $(rss_mb "$pid") MB"
-  for op in get list create update mixed; do
-    "$BIN/load" --kubeconfig "$OUT/$name.kubeconfig" --op "$op" --concurrency "$CONCURRENCY" \
-      --duration "$DURATION" --objects 100 --size 1024 --content-type json
-  done
-  "$BIN/load" --kubeconfig "$OUT/$name.kubeconfig" --op watch --watchers 50 --updates 200 --content-type json
-  echo "registry ($name) resident memory: now $(rss_mb "$pid") MB, peak $(hwm_mb "$pid") MB"
+# bench_user <dir> <url> <ca>: a user of its own, cluster-admin through a
+# ClusterRoleBinding (so authz decides, as for any user), and its
+# kubeconfig at <dir>/bench.kubeconfig.
+bench_user() {
+  kubectl --kubeconfig "$1/kubeconfig" create clusterrolebinding bench-admin --clusterrole cluster-admin --group bench >/dev/null
+  stack_kubeconfig "$1/bench.kubeconfig" "$2" "$3" "$(stack_token "$1" bench)"
 }
 
-# External etcd: etcd in its own process, so the registry's memory is its own.
-rm -rf "$OUT/etcd"; mkdir -p "$OUT/etcd"
-"$BIN/etcd" --data-dir "$OUT/etcd/data" --address-file "$OUT/etcd/addr" >"$OUT/etcd/log" 2>&1 &
-pids+=($!)
-wait_file "$OUT/etcd/addr"
-start_registry external --etcd-servers "$(cat "$OUT/etcd/addr")" --disable-controllers
-run_load external
+bench_split() {
+  local dir=$OUT/split
+  rm -rf "$dir"; mkdir -p "$dir"
+  start_etcd "$OUT/split-etcd"
+  stack_tokens "$dir"
+  echo "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'),bench,bench,\"bench\"" >>"$dir/tokens.csv"
+  local first=${#pids[@]}
+  stack_start "$dir" 16443 --etcd-servers "$ETCD" --disable-controllers
+  bench_user "$dir" https://127.0.0.1:16443 "$dir/aggregator/ca.crt"
+  run_load "split (five processes, through the aggregator)" "$dir/bench.kubeconfig" "${pids[@]:$first}"
+}
 
-start_registry embedded --disable-controllers
-run_load embedded
+bench_fused() {
+  local dir=$OUT/fused
+  rm -rf "$dir"; mkdir -p "$dir"
+  start_etcd "$OUT/fused-etcd"
+  stack_tokens "$dir"
+  echo "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'),bench,bench,\"bench\"" >>"$dir/tokens.csv"
+  "$BIN/kubesplit" --bind-address 127.0.0.1:16453 --cert-dir "$dir/certs" --etcd-servers "$ETCD" --disable-controllers \
+    --token-auth-file "$dir/tokens.csv" --address-file "$dir/addr" >"$dir/log" 2>&1 &
+  pids+=($!)
+  local pid=$!
+  stack_wait_file "$dir/addr"
+  stack_kubeconfig "$dir/kubeconfig" https://127.0.0.1:16453 "$dir/certs/ca.crt" "$(stack_token "$dir" admin)"
+  stack_wait_ready https://127.0.0.1:16453 "$dir/certs/ca.crt" "$(stack_token "$dir" admin)"
+  bench_user "$dir" https://127.0.0.1:16453 "$dir/certs/ca.crt"
+  run_load "fused (one process)" "$dir/bench.kubeconfig" "$pid"
+}
+
+for c in $CONFIGS; do
+  "bench_$c"
+  cleanup
+done
