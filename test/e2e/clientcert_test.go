@@ -10,7 +10,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"math/big"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,63 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
-
-// Tokens of the full stack's token file.
-const (
-	fullAdminToken = "admin-token-full-0123456789"
-	fullAuthnToken = "authn-token-full-0123456789"
-	fullAuthzToken = "authz-token-full-0123456789"
-)
-
-// startFullStack starts every service split as deployed: the registry,
-// the aggregator (token file, then authn; Webhook authorization by authz)
-// with extra flags, authn and authz. authn and authz reach the API
-// through the aggregator as system:masters. It returns once the
-// aggregator finds both ready.
-func startFullStack(t *testing.T, extra ...string) *framework.Aggregator {
-	t.Helper()
-	dir := t.TempDir()
-	privPath, pubPath := filepath.Join(dir, "aggregator.key"), filepath.Join(dir, "aggregator.pub")
-	if err := identity.GenerateKeyFiles(privPath, pubPath); err != nil {
-		t.Fatal(err)
-	}
-	tokens := filepath.Join(dir, "tokens.csv")
-	content := fullAdminToken + `,admin,uid-admin,"system:masters"` + "\n" +
-		fullAuthnToken + `,system:kubesplit:authn,uid-authn,"system:masters"` + "\n" +
-		fullAuthzToken + `,system:kubesplit:authz,uid-authz,"system:masters"` + "\n"
-	if err := os.WriteFile(tokens, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	reg := framework.StartRegistryWithIdentity(t, pubPath)
-	an := framework.ReserveAuthn(t)
-	authzAddr := framework.FreeLoopbackAddress(t)
-	agg := framework.StartAggregator(t, append([]string{
-		"--registry-url", reg.URL,
-		"--authn-url", an.URL,
-		"--authz-url", "http://" + authzAddr,
-		"--identity-key-file", privPath,
-		"--token-auth-file", tokens,
-		"--authorization-mode", "Webhook",
-	}, extra...)...)
-	an.Start(t, "--identity-public-key-file", pubPath, "--kubeconfig", agg.Kubeconfig(t, "authn", fullAuthnToken))
-	az := framework.StartAuthz(t,
-		"--bind-address", authzAddr,
-		"--identity-public-key-file", pubPath,
-		"--kubeconfig", agg.Kubeconfig(t, "authz", fullAuthzToken),
-	)
-	az.WaitReady(t, 60*time.Second)
-	client := aggregatorClient(t, agg)
-	if !pollUntil(60*time.Second, func() bool {
-		code, _, body := aggregatorGet(t, client, agg.URL+"/readyz?verbose", "")
-		return code == http.StatusOK && strings.Contains(body, "[+]upstream-authn ok") && strings.Contains(body, "[+]upstream-authz ok")
-	}) {
-		t.Fatal("the aggregator did not find authn and authz ready within 60s")
-	}
-	return agg
-}
 
 // certAuthority signs client certificates, as a cluster's client CA does.
 type certAuthority struct {
@@ -166,19 +110,18 @@ func withCert(certPEM, keyPEM []byte) func(*rest.Config) {
 	return func(c *rest.Config) { c.CertData, c.KeyData = certPEM, keyPEM }
 }
 
-func withToken(token string) func(*rest.Config) {
-	return func(c *rest.Config) { c.BearerToken = token }
-}
-
 // TestClientCertificateThroughAggregator: a client certificate from the
 // --client-ca-file CA authenticates as its CN with its O as groups, is
 // authorized like any user (denied, then allowed by a group binding), and
 // a certificate from another CA is refused.
 func TestClientCertificateThroughAggregator(t *testing.T) {
 	ca := newCertAuthority(t, "e2e-client-ca")
-	agg := startFullStack(t, "--client-ca-file", ca.file(t))
+	s := framework.StartStack(t, framework.StackOptions{Args: map[string][]string{
+		framework.StageAggregator: {"--client-ca-file", ca.file(t)},
+	}})
+	agg := s.Aggregator
 	alice := aggregatorClientset(t, agg, withCert(ca.issue(t, "alice", "team-a")))
-	admin := aggregatorClientset(t, agg, withToken(fullAdminToken))
+	admin := s.Client(t, s.AdminToken)
 
 	review, err := alice.AuthenticationV1().SelfSubjectReviews().Create(ctx(t), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
@@ -216,4 +159,8 @@ func TestClientCertificateThroughAggregator(t *testing.T) {
 	if err == nil || errors.As(err, &status) {
 		t.Errorf("a certificate from another CA = %v, want a refused TLS handshake, not an API answer", err)
 	}
+}
+
+func withToken(token string) func(*rest.Config) {
+	return func(c *rest.Config) { c.BearerToken = token }
 }

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
@@ -63,7 +64,12 @@ func clientFor(cfg LocalConfig) (kubernetes.Interface, error) {
 	if cfg.Client != nil {
 		return cfg.Client, nil
 	}
-	c, err := kubernetes.NewForConfig(cfg.RESTConfig)
+	// client-go's default of 5 requests a second would throttle the
+	// plugins' live lookups and the escalation check's reviews, one per
+	// rule: admission's calls are bounded by the writes it is asked about.
+	rc := rest.CopyConfig(cfg.RESTConfig)
+	rc.QPS, rc.Burst = -1, 0
+	c, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
