@@ -16,6 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/services/authz/rbac"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 // policySync keeps an rbac.Engine's policy equal to the RBAC objects in
@@ -189,7 +191,7 @@ func values[T any](ptrs []*T) []T {
 }
 
 // withDefaults adds the objects of kube's bootstrap policy
-// (rbac.DefaultPolicy) that the API does not hold, by name. kube-apiserver
+// (rbacpolicy.Defaults) that the API does not hold, by name. kube-apiserver
 // writes them on start-up; kubesplit's registry may not have, and a fresh
 // stack must still give users kube's defaults (cluster-admin for
 // system:masters, discovery for everyone, view/edit/admin to bind). An
@@ -197,7 +199,7 @@ func values[T any](ptrs []*T) []T {
 // a default by writing it; deleting one brings the default back, as
 // kube-apiserver's reconciliation would on its next start.
 func withDefaults(clusterRoles []rbacv1.ClusterRole, clusterBindings []rbacv1.ClusterRoleBinding) ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding) {
-	defRoles, defBindings := rbac.DefaultPolicy()
+	defRoles, defBindings := rbacpolicy.Defaults()
 	return addMissing(clusterRoles, defRoles, func(r *rbacv1.ClusterRole) string { return r.Name }),
 		addMissing(clusterBindings, defBindings, func(b *rbacv1.ClusterRoleBinding) string { return b.Name })
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/services/authz/rbac"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 // startSync runs a policySync over a fake API and waits for its first load.
@@ -108,7 +110,7 @@ func TestPolicySyncFollowsBindings(t *testing.T) {
 func TestWithDefaultsAPIWins(t *testing.T) {
 	mine := rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "view"}}
 	roles, bindings := withDefaults([]rbacv1.ClusterRole{mine}, nil)
-	defRoles, defBindings := rbac.DefaultPolicy()
+	defRoles, defBindings := rbacpolicy.Defaults()
 	if len(roles) != len(defRoles) || len(bindings) != len(defBindings) {
 		t.Fatalf("got %d roles %d bindings, want %d and %d", len(roles), len(bindings), len(defRoles), len(defBindings))
 	}

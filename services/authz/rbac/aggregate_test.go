@@ -6,6 +6,8 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 func selector(key string) metav1.LabelSelector {
@@ -108,7 +110,7 @@ func TestAggregate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := aggregate(tt.roles)
+			got := rbacpolicy.Aggregate(tt.roles)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("aggregate =\n%v\nwant\n%v", got, tt.want)
 			}

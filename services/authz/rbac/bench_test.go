@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 // benchPolicy is 1,000 RoleBindings over 100 namespaces, each binding one
@@ -32,7 +34,7 @@ func BenchmarkAuthorize(b *testing.B) {
 	e := load(b, benchPolicy(), 1)
 	// user-425 holds role-5 in ns-42 by name, and every role-5 through
 	// team-5: eleven roles in ns-42, one by name.
-	u := user("user-425", "team-5", SystemAuthenticated)
+	u := user("user-425", "team-5", rbacpolicy.SystemAuthenticated)
 	cases := []struct {
 		name  string
 		attrs authz.Attributes

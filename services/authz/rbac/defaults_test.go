@@ -5,17 +5,20 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 func defaultEngine(t testing.TB, revision int64) *Engine {
 	t.Helper()
-	roles, bindings := DefaultPolicy()
+	roles, bindings := rbacpolicy.Defaults()
 	return load(t, objects{clusterRoles: roles, clusterBindings: bindings}, revision)
 }
 
-var anonymous = user("system:anonymous", SystemUnauthenticated)
+var anonymous = user("system:anonymous", rbacpolicy.SystemUnauthenticated)
 
 func TestDefaultPolicyAnonymous(t *testing.T) {
 	e := defaultEngine(t, 1)
@@ -46,7 +49,7 @@ func TestDefaultPolicyAnonymous(t *testing.T) {
 
 func TestDefaultPolicyAuthenticated(t *testing.T) {
 	e := defaultEngine(t, 1)
-	someone := user("someone", SystemAuthenticated)
+	someone := user("someone", rbacpolicy.SystemAuthenticated)
 	allowed := []authz.Attributes{
 		nonRes(someone, "get", "/api"),
 		nonRes(someone, "get", "/apis/apps/v1"),
@@ -96,7 +99,7 @@ func TestDefaultPolicySystemMasters(t *testing.T) {
 // TestDefaultPolicyNamespaceRoles binds admin, edit and view in one
 // namespace: their rules come only from aggregation.
 func TestDefaultPolicyNamespaceRoles(t *testing.T) {
-	roles, clusterBindings := DefaultPolicy()
+	roles, clusterBindings := rbacpolicy.Defaults()
 	// Strip what DefaultPolicy filled in, so aggregation at load time is
 	// what grants.
 	for i := range roles {
@@ -147,7 +150,7 @@ func TestDefaultPolicyNamespaceRoles(t *testing.T) {
 }
 
 func TestDefaultPolicyObjects(t *testing.T) {
-	roles, bindings := DefaultPolicy()
+	roles, bindings := rbacpolicy.Defaults()
 	byName := map[string]rbacv1.ClusterRole{}
 	for _, r := range roles {
 		byName[r.Name] = r
@@ -163,18 +166,18 @@ func TestDefaultPolicyObjects(t *testing.T) {
 			t.Errorf("ClusterRole %s missing", name)
 		}
 	}
-	if got := byName["edit"].Labels[AggregateToAdmin]; got != "true" {
-		t.Errorf("edit's %s label = %q, want true", AggregateToAdmin, got)
+	if got := byName["edit"].Labels[rbacpolicy.AggregateToAdmin]; got != "true" {
+		t.Errorf("edit's %s label = %q, want true", rbacpolicy.AggregateToAdmin, got)
 	}
-	if got := byName["view"].Labels[AggregateToEdit]; got != "true" {
-		t.Errorf("view's %s label = %q, want true", AggregateToEdit, got)
+	if got := byName["view"].Labels[rbacpolicy.AggregateToEdit]; got != "true" {
+		t.Errorf("view's %s label = %q, want true", rbacpolicy.AggregateToEdit, got)
 	}
 	// admin holds edit's and view's rules, as the aggregation controller
 	// leaves it.
 	admin := byName["admin"].Rules
 	for _, from := range []string{"system:aggregate-to-admin", "system:aggregate-to-edit", "system:aggregate-to-view"} {
 		for _, r := range byName[from].Rules {
-			if !slices.ContainsFunc(admin, func(a rbacv1.PolicyRule) bool { return sameRule(a, r) }) {
+			if !slices.ContainsFunc(admin, func(a rbacv1.PolicyRule) bool { return equality.Semantic.DeepEqual(a, r) }) {
 				t.Errorf("admin lacks %s's rule %v", from, r)
 			}
 		}
@@ -195,9 +198,9 @@ func TestDefaultPolicyObjects(t *testing.T) {
 	}
 	want := map[string][]string{
 		"cluster-admin":             {"system:masters"},
-		"system:discovery":          {SystemAuthenticated},
-		"system:basic-user":         {SystemAuthenticated},
-		"system:public-info-viewer": {SystemAuthenticated, SystemUnauthenticated},
+		"system:discovery":          {rbacpolicy.SystemAuthenticated},
+		"system:basic-user":         {rbacpolicy.SystemAuthenticated},
+		"system:public-info-viewer": {rbacpolicy.SystemAuthenticated, rbacpolicy.SystemUnauthenticated},
 	}
 	for role, groups := range want {
 		if !slices.Equal(subjects[role], groups) {
@@ -211,8 +214,8 @@ func TestDefaultPolicyObjects(t *testing.T) {
 
 func checkBootstrapMeta(t *testing.T, what string, labels, annotations map[string]string) {
 	t.Helper()
-	if labels[BootstrappingLabel] != BootstrappingValue {
-		t.Errorf("%s: label %s = %q", what, BootstrappingLabel, labels[BootstrappingLabel])
+	if labels[rbacpolicy.BootstrappingLabel] != rbacpolicy.BootstrappingValue {
+		t.Errorf("%s: label %s = %q", what, rbacpolicy.BootstrappingLabel, labels[rbacpolicy.BootstrappingLabel])
 	}
 	if annotations[rbacv1.AutoUpdateAnnotationKey] != "true" {
 		t.Errorf("%s: annotation %s = %q", what, rbacv1.AutoUpdateAnnotationKey, annotations[rbacv1.AutoUpdateAnnotationKey])
@@ -221,7 +224,7 @@ func checkBootstrapMeta(t *testing.T, what string, labels, annotations map[strin
 
 // TestDefaultPolicyFresh checks each call returns objects of its own.
 func TestDefaultPolicyFresh(t *testing.T) {
-	roles, bindings := DefaultPolicy()
+	roles, bindings := rbacpolicy.Defaults()
 	for i := range roles {
 		for j := range roles[i].Rules {
 			roles[i].Rules[j].Verbs[0] = "changed"
@@ -230,7 +233,7 @@ func TestDefaultPolicyFresh(t *testing.T) {
 	}
 	bindings[0].Subjects[0].Name = "changed"
 
-	again, againBindings := DefaultPolicy()
+	again, againBindings := rbacpolicy.Defaults()
 	for _, r := range again {
 		for _, rule := range r.Rules {
 			if rule.Verbs[0] == "changed" {
@@ -245,7 +248,7 @@ func TestDefaultPolicyFresh(t *testing.T) {
 		t.Fatal("a binding change to an earlier result shows")
 	}
 	// Within one result too: admin's aggregated rules are copies.
-	fresh, _ := DefaultPolicy()
+	fresh, _ := rbacpolicy.Defaults()
 	for i := range fresh {
 		if fresh[i].Name == "admin" {
 			fresh[i].Rules[0].Verbs[0] = "changed"

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 var (
@@ -275,12 +277,12 @@ func TestLoadCopiesObjects(t *testing.T) {
 // TestNeverDenies runs requests nothing grants through a policy with every
 // kind of rule: RBAC has no opinion, it never denies.
 func TestNeverDenies(t *testing.T) {
-	roles, bindings := DefaultPolicy()
+	roles, bindings := rbacpolicy.Defaults()
 	e := load(t, objects{clusterRoles: roles, clusterBindings: bindings}, 1)
 	for _, a := range []authz.Attributes{
 		res(user("nobody"), "delete", "", "nodes", "", "n"),
-		res(user("nobody", SystemAuthenticated), "create", "", "pods", "ns", ""),
-		nonRes(user("nobody", SystemUnauthenticated), "get", "/metrics"),
+		res(user("nobody", rbacpolicy.SystemAuthenticated), "create", "", "pods", "ns", ""),
+		nonRes(user("nobody", rbacpolicy.SystemUnauthenticated), "get", "/metrics"),
 	} {
 		if got := authorize(t, e, a); got.Decision != noOpinion {
 			t.Errorf("%+v: decision = %v, want NoOpinion", a, got.Decision)

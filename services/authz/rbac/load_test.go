@@ -10,6 +10,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 // TestLoadSwapsAtomically loads two policies in turn while readers ask a
@@ -121,7 +123,7 @@ func manyBindings(n int, withAlice bool) objects {
 		objs.roles = append(objs.roles, roleOf("ns-7", "pods", resourceRule(list("get"), list(""), list("pods"))))
 		objs.bindings = append(objs.bindings, binding("ns-7", "pods", "Role", "pods", groupSubject("team-3")))
 	}
-	roles, bindings := DefaultPolicy()
+	roles, bindings := rbacpolicy.Defaults()
 	objs.clusterRoles, objs.clusterBindings = roles, bindings
 	return objs
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/casbin/casbin/v2/model"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 // grant is one binding subject's hold on a role.
@@ -71,7 +73,7 @@ func buildPolicy(m model.Model, roles []rbacv1.Role, clusterRoles []rbacv1.Clust
 	bindings []rbacv1.RoleBinding, clusterBindings []rbacv1.ClusterRoleBinding, revision int64) (*policy, error) {
 	b := &builder{
 		model:        m,
-		clusterRules: aggregate(clusterRoles),
+		clusterRules: rbacpolicy.Aggregate(clusterRoles),
 		roles:        make(map[string]*rbacv1.Role, len(roles)),
 		compiled:     map[string]*role{},
 	}

@@ -6,6 +6,8 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 func TestRules(t *testing.T) {
@@ -89,7 +91,7 @@ func TestRulesBeforeLoad(t *testing.T) {
 // ordinary user on a fresh cluster.
 func TestRulesDefaultPolicy(t *testing.T) {
 	e := defaultEngine(t, 1)
-	resRules, nonResRules := e.Rules(user("someone", SystemAuthenticated), "default")
+	resRules, nonResRules := e.Rules(user("someone", rbacpolicy.SystemAuthenticated), "default")
 	wantRes := []authorizationv1.ResourceRule{
 		{Verbs: list("create"), APIGroups: list("authorization.k8s.io"), Resources: list("selfsubjectaccessreviews", "selfsubjectrulesreviews")},
 		{Verbs: list("create"), APIGroups: list("authentication.k8s.io"), Resources: list("selfsubjectreviews")},

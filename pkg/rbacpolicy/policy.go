@@ -1,4 +1,9 @@
-package rbac
+// Package rbacpolicy is what kube knows of RBAC policy besides deciding
+// requests: its bootstrap policy for users (Defaults: the ClusterRoles and
+// ClusterRoleBindings a fresh cluster holds, which the registry writes on
+// start-up as kube-apiserver does) and ClusterRole aggregation
+// (Aggregate), which authz applies when it loads the policy.
+package rbacpolicy
 
 import (
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -34,7 +39,7 @@ var (
 	readWriteVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 )
 
-// DefaultPolicy returns the RBAC objects a fresh kube cluster has for users
+// Defaults returns the RBAC objects a fresh kube cluster has for users
 // (as opposed to its own components): cluster-admin, admin, edit and view
 // with the system:aggregate-to-* roles that feed them, system:discovery,
 // system:basic-user and system:public-info-viewer, and the bindings that
@@ -42,7 +47,7 @@ var (
 // anonymous requests. admin, edit and view carry their aggregationRule and
 // the rules aggregation gives them, as kube's controller leaves them.
 // Every call returns new objects the caller may change.
-func DefaultPolicy() ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding) {
+func Defaults() ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding) {
 	roles := []rbacv1.ClusterRole{
 		clusterRole("cluster-admin", nil,
 			rule(resources("*", "*"), "*"),
@@ -68,7 +73,7 @@ func DefaultPolicy() ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding) {
 	}
 	// Fill admin, edit and view as the aggregation controller would, so
 	// objects written from this list read back as on a kube cluster.
-	effective := aggregate(roles)
+	effective := Aggregate(roles)
 	for i := range roles {
 		if roles[i].AggregationRule == nil {
 			continue

@@ -1,4 +1,4 @@
-package rbac
+package rbacpolicy
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// aggregate returns the effective rules of every ClusterRole, by name. A
+// Aggregate returns the effective rules of every ClusterRole, by name. A
 // ClusterRole without an aggregationRule has its own rules. One with an
 // aggregationRule has, as kube's aggregation controller writes into it, the
 // union of the rules of the other ClusterRoles its selectors match: selector
@@ -21,7 +21,7 @@ import (
 // Aggregated roles can select aggregated roles (admin selects edit, which
 // selects view), so the union is iterated to a fixed point, which is also
 // where kube's controller ends up, cycles included.
-func aggregate(clusterRoles []rbacv1.ClusterRole) map[string][]rbacv1.PolicyRule {
+func Aggregate(clusterRoles []rbacv1.ClusterRole) map[string][]rbacv1.PolicyRule {
 	byName := make(map[string]*rbacv1.ClusterRole, len(clusterRoles))
 	for i := range clusterRoles {
 		byName[clusterRoles[i].Name] = &clusterRoles[i]
@@ -106,8 +106,8 @@ func unionRules(sources []string, effective map[string][]rbacv1.PolicyRule) []rb
 // semantic equality does.
 func ruleKey(r rbacv1.PolicyRule) string {
 	return strings.Join([]string{
-		encodeList(r.Verbs), encodeList(r.APIGroups), encodeList(r.Resources),
-		encodeList(r.ResourceNames), encodeList(r.NonResourceURLs),
+		keyPart(r.Verbs), keyPart(r.APIGroups), keyPart(r.Resources),
+		keyPart(r.ResourceNames), keyPart(r.NonResourceURLs),
 	}, "\x1e")
 }
 
@@ -117,3 +117,6 @@ func sameRule(a, b rbacv1.PolicyRule) bool {
 		slices.Equal(a.Resources, b.Resources) && slices.Equal(a.ResourceNames, b.ResourceNames) &&
 		slices.Equal(a.NonResourceURLs, b.NonResourceURLs)
 }
+
+// keyPart is one list of a rule's key.
+func keyPart(list []string) string { return strings.Join(list, "\x1f") }
