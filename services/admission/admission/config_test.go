@@ -129,4 +129,9 @@ func TestCheckTable(t *testing.T) {
 	if err := checkTable([]registration{{name: "Empty"}}); !errors.Is(err, ErrInvalidConfig) {
 		t.Fatalf("no constructor: %v", err)
 	}
+	noRules := plugins[0]
+	noRules.rules = nil
+	if err := checkTable([]registration{noRules}); !errors.Is(err, ErrInvalidConfig) {
+		t.Fatalf("no rules: %v", err)
+	}
 }

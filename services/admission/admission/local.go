@@ -20,6 +20,7 @@ type Local struct {
 	names      []string
 	mutating   pkgadmission.Admitter
 	validating pkgadmission.Admitter
+	rules      pkgadmission.Rules
 	synced     atomic.Bool
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
@@ -87,11 +88,17 @@ func (l *Local) build(selected []registration, deps plugin.Deps, cfg LocalConfig
 		if err != nil {
 			return fmt.Errorf("admission plugin %s: %w", p.name, err)
 		}
+		rules := p.rules()
+		if err := checkRules(m, v, rules); err != nil {
+			return fmt.Errorf("admission plugin %s: %w", p.name, err)
+		}
 		if m != nil {
 			mutating = append(mutating, pkgadmission.Mutating(m))
+			l.rules.Mutating = append(l.rules.Mutating, rules.Mutating...)
 		}
 		if v != nil {
 			validating = append(validating, pkgadmission.Validating(v))
+			l.rules.Validating = append(l.rules.Validating, rules.Validating...)
 		}
 		l.names = append(l.names, p.name)
 	}
@@ -119,6 +126,16 @@ func construct(p registration, deps plugin.Deps) (m, v pkgadmission.Admitter, er
 		return a, nil, nil
 	}
 	return nil, a, nil
+}
+
+// checkRules refuses a plugin half without rules, which the registry would
+// never ask, and rules for a half the plugin does not have.
+func checkRules(m, v pkgadmission.Admitter, rules pkgadmission.Rules) error {
+	if (m != nil) != (len(rules.Mutating) > 0) || (v != nil) != (len(rules.Validating) > 0) {
+		return fmt.Errorf("%w: rules (%d mutating, %d validating) do not fit the plugin's halves (mutating %t, validating %t)",
+			ErrInvalidConfig, len(rules.Mutating), len(rules.Validating), m != nil, v != nil)
+	}
+	return nil
 }
 
 // start runs the informers, notes when they synced, and starts the
@@ -156,6 +173,15 @@ func (l *Local) Mutating() pkgadmission.Admitter { return l.mutating }
 // Validating is the chain of the plugins' validating halves: what the
 // registry asks about the object it will store.
 func (l *Local) Validating() pkgadmission.Admitter { return l.validating }
+
+// Rules are the requests the enabled plugins look at, per phase: the
+// union of their rules. The registry need not ask about any other.
+func (l *Local) Rules() pkgadmission.Rules {
+	return pkgadmission.Rules{
+		Mutating:   append([]pkgadmission.Rule{}, l.rules.Mutating...),
+		Validating: append([]pkgadmission.Rule{}, l.rules.Validating...),
+	}
+}
 
 // Ready tells whether every plugin's informers have synced.
 func (l *Local) Ready() bool { return l.synced.Load() }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/escalation"
 	"github.com/kubesplit/kubesplit/services/admission/internal/lifecycle"
 	"github.com/kubesplit/kubesplit/services/admission/internal/limitranger"
@@ -22,22 +23,25 @@ const (
 )
 
 // registration is one built-in plugin: New, or Phases for a plugin whose
-// two halves are served on the two paths separately.
+// two halves are served on the two paths separately, and the requests each
+// half looks at, which the service publishes so that the registry asks
+// only about those.
 type registration struct {
 	name   string
 	new    plugin.Constructor
 	phases plugin.PhasesConstructor
+	rules  func() pkgadmission.Rules
 }
 
 // plugins is every built-in plugin, in the order they run whatever the
 // order of the flags: kube's recommended order, ResourceQuota last so that
 // nothing is charged for a write another plugin refuses.
 var plugins = []registration{
-	{name: NamespaceLifecycle, new: lifecycle.New},
-	{name: LimitRanger, phases: limitranger.NewPhases},
-	{name: ServiceAccount, phases: serviceaccount.NewPhases},
-	{name: RBACEscalation, new: escalation.New},
-	{name: ResourceQuota, new: quota.New},
+	{name: NamespaceLifecycle, new: lifecycle.New, rules: lifecycle.Rules},
+	{name: LimitRanger, phases: limitranger.NewPhases, rules: limitranger.Rules},
+	{name: ServiceAccount, phases: serviceaccount.NewPhases, rules: serviceaccount.Rules},
+	{name: RBACEscalation, new: escalation.New, rules: escalation.Rules},
+	{name: ResourceQuota, new: quota.New, rules: quota.Rules},
 }
 
 // DefaultPlugins are the plugins on unless disabled: all of them, as in
@@ -82,7 +86,7 @@ func selectPlugins(enable, disable []string) ([]registration, error) {
 }
 
 // checkTable refuses a table naming a plugin twice, or a row with no
-// constructor, so that a wiring mistake fails at start-up.
+// constructor or no rules, so that a wiring mistake fails at start-up.
 func checkTable(table []registration) error {
 	seen := map[string]bool{}
 	for _, p := range table {
@@ -91,6 +95,9 @@ func checkTable(table []registration) error {
 		}
 		if (p.new == nil) == (p.phases == nil) {
 			return fmt.Errorf("%w: admission plugin %q needs exactly one constructor", ErrInvalidConfig, p.name)
+		}
+		if p.rules == nil {
+			return fmt.Errorf("%w: admission plugin %q declares no rules", ErrInvalidConfig, p.name)
 		}
 		seen[p.name] = true
 	}

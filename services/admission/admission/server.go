@@ -51,9 +51,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return &Server{Server: srv, local: local}, nil
 }
 
-// routes serves the two webhooks to the registry (any caller when verifier
-// is nil, in insecure mode) and the health endpoints to anyone, so probes
-// work.
+// routes serves the two webhooks and their rules to the registry (any
+// caller when verifier is nil, in insecure mode) and the health endpoints
+// to anyone, so probes work.
 func routes(l *Local, verifier *identity.Verifier) http.Handler {
 	asserted := func(h http.Handler) http.Handler { return h }
 	if verifier != nil {
@@ -65,6 +65,9 @@ func routes(l *Local, verifier *identity.Verifier) http.Handler {
 	for _, p := range []string{pkgadmission.MutatingPath, pkgadmission.ValidatingPath} {
 		mux.HandleFunc(p, methodNotAllowed)
 	}
+	// The rules say which requests the reviews are worth asking for; they
+	// name the plugins' interests, so only the registry may read them.
+	mux.Handle(pkgadmission.RulesPath, asserted(pkgadmission.NewRulesHandler(l.Rules())))
 	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
 	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
 	ready := health.Handler("/readyz", health.Ping, health.Check{Name: "informers-synced", Func: l.ready})

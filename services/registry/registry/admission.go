@@ -43,7 +43,12 @@ type RemoteAdmissionConfig struct {
 
 // RemoteAdmission is the admission service as the registry's two stages:
 // webhook clients for its mutating and validating paths, signing every
-// review with cfg.Key.
+// review with cfg.Key. Each is asked only about the writes the service's
+// published rules (admission.RulesPath) match for its phase, as
+// kube-apiserver calls a webhook only about what its rules match: most
+// writes concern no plugin, and a round trip each would cost throughput.
+// While the rules are unknown (not fetched yet, or the fetch failed), every
+// write is asked about.
 func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 	if cfg.URL == "" || cfg.Key == nil {
 		return Admission{}, errors.New("remote admission needs a URL and the registry's signing key")
@@ -62,5 +67,12 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 	if err != nil {
 		return Admission{}, err
 	}
-	return Admission{Mutating: admission.Mutating(mutating), Validating: validating}, nil
+	rules, err := admission.NewRuleSource(admission.RuleSourceConfig{URL: base + admission.RulesPath, HTTPClient: client, Timeout: cfg.Timeout})
+	if err != nil {
+		return Admission{}, err
+	}
+	return Admission{
+		Mutating:   admission.Filter(admission.Mutating(mutating), rules.Mutating),
+		Validating: admission.Filter(validating, rules.Validating),
+	}, nil
 }

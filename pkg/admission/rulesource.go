@@ -1,0 +1,144 @@
+package admission
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// DefaultRulesMaxAge is how long fetched Rules are used before they are
+// fetched again: how long a service restarted with more plugins may go
+// unasked about requests only the new ones want.
+const DefaultRulesMaxAge = 10 * time.Second
+
+// maxRulesBytes bounds a Rules answer; real ones are a few kilobytes.
+const maxRulesBytes = 1 << 20
+
+// RuleSourceConfig configures a RuleSource.
+type RuleSourceConfig struct {
+	// URL is the full address of the Rules, path included
+	// (base + RulesPath). Required; http or https.
+	URL string
+	// HTTPClient carries the calls, with the hop's TLS and credentials;
+	// nil is Go's default. Redirects are never followed.
+	HTTPClient *http.Client
+	// MaxAge is how long Rules (or a failure to fetch them) are kept
+	// before the next fetch. Zero means DefaultRulesMaxAge.
+	MaxAge time.Duration
+	// Timeout bounds one fetch. Zero means DefaultWebhookTimeout.
+	Timeout time.Duration
+}
+
+// RuleSource keeps a remote admission service's Rules, fetched when a
+// write needs them and they are older than MaxAge. Until a fetch succeeds,
+// and from a failed fetch to the next one, the rules are unknown and
+// Filter asks about every request.
+type RuleSource struct {
+	cfg    RuleSourceConfig
+	client *http.Client
+
+	// mu is held across a fetch, so that writers arriving meanwhile wait
+	// for its answer instead of fetching too.
+	mu      sync.Mutex
+	rules   *Rules // nil: unknown
+	fetched time.Time
+}
+
+// NewRuleSource validates cfg and returns a source; it fetches nothing
+// until asked.
+func NewRuleSource(cfg RuleSourceConfig) (*RuleSource, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: rules URL %q must be an absolute http(s) URL", ErrInvalidConfig, cfg.URL)
+	}
+	if cfg.MaxAge <= 0 {
+		cfg.MaxAge = DefaultRulesMaxAge
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultWebhookTimeout
+	}
+	hc := http.DefaultClient
+	if cfg.HTTPClient != nil {
+		hc = cfg.HTTPClient
+	}
+	client := *hc
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &RuleSource{cfg: cfg, client: &client}, nil
+}
+
+// Mutating is the mutating phase's rules, a RulesFunc for Filter.
+func (s *RuleSource) Mutating(ctx context.Context) ([]Rule, bool) {
+	return s.phase(ctx, PhaseMutating)
+}
+
+// Validating is the validating phase's rules, a RulesFunc for Filter.
+func (s *RuleSource) Validating(ctx context.Context) ([]Rule, bool) {
+	return s.phase(ctx, PhaseValidating)
+}
+
+func (s *RuleSource) phase(ctx context.Context, p Phase) ([]Rule, bool) {
+	r := s.current(ctx)
+	if r == nil {
+		return nil, false
+	}
+	return r.For(p), true
+}
+
+// current is the Rules, fetched first when they are older than MaxAge.
+func (s *RuleSource) current(ctx context.Context) *Rules {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fetched.IsZero() || time.Since(s.fetched) >= s.cfg.MaxAge {
+		// One writer's cancelled request must not leave everyone with
+		// unknown rules until the next fetch.
+		r, err := s.fetch(context.WithoutCancel(ctx))
+		if err != nil {
+			slog.Warn("admission rules unknown: asking admission about every write", "url", s.cfg.URL, "err", err)
+			r = nil
+		}
+		s.rules, s.fetched = r, time.Now()
+	}
+	return s.rules
+}
+
+// fetch GETs the Rules. Anything but a 200 with a Rules object is an error.
+func (s *RuleSource) fetch(ctx context.Context) (*Rules, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.cfg.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: rules answered %s", ErrUnavailable, resp.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxRulesBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading rules: %w", ErrUnavailable, err)
+	}
+	if len(data) > maxRulesBytes {
+		return nil, fmt.Errorf("%w: rules larger than %d bytes", ErrMalformedReview, maxRulesBytes)
+	}
+	var r Rules
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedReview, err)
+	}
+	// An answer without both lists ({} or null) is not the Rules endpoint
+	// speaking: read as "no rules", it would skip admission altogether.
+	if r.Mutating == nil || r.Validating == nil {
+		return nil, fmt.Errorf("%w: rules answer lacks the mutating or validating list", ErrMalformedReview)
+	}
+	return &r, nil
+}
