@@ -82,11 +82,13 @@ func routes(l *Local, verifier *identity.Verifier) http.Handler {
 // Local is the plugins the server serves.
 func (s *Server) Local() *Local { return s.local }
 
-// Close stops serving (reviews in flight get serve.ShutdownTimeout to
-// finish), then the plugins' informers and background work.
+// Close stops the plugins' background work and informers, then serving
+// (reviews in flight get serve.ShutdownTimeout to finish).
 func (s *Server) Close() {
-	s.Server.Close()
+	// Background work first: handing back its Leases is a write through
+	// the registry, which may ask this server, so it must still answer.
 	s.local.Close()
+	s.Server.Close()
 }
 
 // methodNotAllowed answers a review path asked with another method than
