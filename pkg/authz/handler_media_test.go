@@ -1,11 +1,9 @@
 package authz
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -13,52 +11,9 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook/webhooktest"
 )
-
-const protobuf = runtime.ContentTypeProtobuf
-
-// clientGoAccept is what client-go's typed clients ask for by default.
-const clientGoAccept = "application/vnd.kubernetes.protobuf,application/json"
-
-// clientCodecs encode and decode as client-go does, and know a kind that
-// is not a SubjectAccessReview.
-var clientCodecs = func() serializer.CodecFactory {
-	s := runtime.NewScheme()
-	s.AddKnownTypes(authorizationv1.SchemeGroupVersion, &authorizationv1.SubjectAccessReview{})
-	s.AddKnownTypes(authenticationv1.SchemeGroupVersion, &authenticationv1.TokenReview{})
-	return serializer.NewCodecFactory(s)
-}()
-
-func serializerFor(t *testing.T, mediaType string) runtime.Serializer {
-	t.Helper()
-	info, ok := runtime.SerializerInfoForMediaType(clientCodecs.SupportedMediaTypes(), mediaType)
-	if !ok {
-		t.Fatalf("no serializer for %s", mediaType)
-	}
-	return info.Serializer
-}
-
-func encode(t *testing.T, mediaType string, obj runtime.Object) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := serializerFor(t, mediaType).Encode(obj, &buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// postTyped sends body as contentType, asking for accept.
-func postTyped(h http.Handler, contentType, accept string, body []byte) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(http.MethodPost, SubjectAccessReviewPath, bytes.NewReader(body))
-	req.Header.Set("Content-Type", contentType)
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec
-}
 
 // clientReview is a review as client-go's typed client sends it.
 func clientReview(user string) *authorizationv1.SubjectAccessReview {
@@ -70,19 +25,19 @@ func clientReview(user string) *authorizationv1.SubjectAccessReview {
 }
 
 // TestHandlerProtobuf: a client-go typed client's review is read and
-// answered in protobuf, with the same decision and revision as JSON.
+// answered in webhooktest.Protobuf, with the same decision and revision as JSON.
 func TestHandlerProtobuf(t *testing.T) {
 	var seen Attributes
 	h := NewSubjectAccessReviewHandler(AuthorizerFunc(func(_ context.Context, a Attributes) (Result, error) {
 		seen = a
 		return Result{Decision: DecisionAllow, Reason: "ok", Revision: 9}, nil
 	}))
-	rec := postTyped(h, protobuf, clientGoAccept, encode(t, protobuf, clientReview("alice")))
-	if rec.Code != http.StatusCreated || rec.Header().Get("Content-Type") != protobuf || rec.Header().Get(RevisionHeader) != "9" {
+	rec := webhooktest.Post(h, SubjectAccessReviewPath, webhooktest.Protobuf, webhooktest.ClientGoAccept, webhooktest.Encode(t, webhooktest.Protobuf, clientReview("alice")))
+	if rec.Code != http.StatusCreated || rec.Header().Get("Content-Type") != webhooktest.Protobuf || rec.Header().Get(RevisionHeader) != "9" {
 		t.Fatalf("%d %v %q", rec.Code, rec.Header(), rec.Body)
 	}
 	var got authorizationv1.SubjectAccessReview
-	if _, _, err := serializerFor(t, protobuf).Decode(rec.Body.Bytes(), nil, &got); err != nil {
+	if _, _, err := webhooktest.Serializer(t, webhooktest.Protobuf).Decode(rec.Body.Bytes(), nil, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Status != (authorizationv1.SubjectAccessReviewStatus{Allowed: true, Reason: "ok"}) || got.Spec.User != "alice" {
@@ -98,26 +53,26 @@ func TestHandlerProtobuf(t *testing.T) {
 func TestHandlerAnswersAsAccepted(t *testing.T) {
 	h := NewSubjectAccessReviewHandler(AlwaysAllow())
 	cases := []struct{ contentType, accept, want string }{
-		{protobuf, "", runtime.ContentTypeJSON},
-		{protobuf, "application/json", runtime.ContentTypeJSON},
-		{runtime.ContentTypeJSON, clientGoAccept, protobuf},
+		{webhooktest.Protobuf, "", runtime.ContentTypeJSON},
+		{webhooktest.Protobuf, "application/json", runtime.ContentTypeJSON},
+		{runtime.ContentTypeJSON, webhooktest.ClientGoAccept, webhooktest.Protobuf},
 		{runtime.ContentTypeYAML, "application/yaml", runtime.ContentTypeYAML},
 	}
 	for _, c := range cases {
-		rec := postTyped(h, c.contentType, c.accept, encode(t, c.contentType, clientReview("bob")))
+		rec := webhooktest.Post(h, SubjectAccessReviewPath, c.contentType, c.accept, webhooktest.Encode(t, c.contentType, clientReview("bob")))
 		if rec.Code != http.StatusCreated || rec.Header().Get("Content-Type") != c.want {
 			t.Errorf("%s accepting %q: %d %q", c.contentType, c.accept, rec.Code, rec.Header().Get("Content-Type"))
 			continue
 		}
 		var got authorizationv1.SubjectAccessReview
-		if _, _, err := serializerFor(t, c.want).Decode(rec.Body.Bytes(), nil, &got); err != nil || !got.Status.Allowed {
+		if _, _, err := webhooktest.Serializer(t, c.want).Decode(rec.Body.Bytes(), nil, &got); err != nil || !got.Status.Allowed {
 			t.Errorf("%s accepting %q: %+v %v", c.contentType, c.accept, got.Status, err)
 		}
 	}
 }
 
 func TestHandlerRejectsProtobuf(t *testing.T) {
-	good := encode(t, protobuf, clientReview("alice"))
+	good := webhooktest.Encode(t, webhooktest.Protobuf, clientReview("alice"))
 	noAttributes := clientReview("alice")
 	noAttributes.Spec.ResourceAttributes = nil
 	huge := clientReview(strings.Repeat("a", maxReviewBytes))
@@ -132,13 +87,13 @@ func TestHandlerRejectsProtobuf(t *testing.T) {
 	}{
 		{"malformed", good[:len(good)/2], 400, metav1.StatusReasonBadRequest},
 		{"not protobuf", []byte(`{"spec":{}}`), 400, metav1.StatusReasonBadRequest},
-		{"another kind", encode(t, protobuf, tokenReview), 400, metav1.StatusReasonBadRequest},
-		{"invalid", encode(t, protobuf, noAttributes), 422, metav1.StatusReasonInvalid},
-		{"too large", encode(t, protobuf, huge), 413, metav1.StatusReasonRequestEntityTooLarge},
+		{"another kind", webhooktest.Encode(t, webhooktest.Protobuf, tokenReview), 400, metav1.StatusReasonBadRequest},
+		{"invalid", webhooktest.Encode(t, webhooktest.Protobuf, noAttributes), 422, metav1.StatusReasonInvalid},
+		{"too large", webhooktest.Encode(t, webhooktest.Protobuf, huge), 413, metav1.StatusReasonRequestEntityTooLarge},
 	}
 	h := NewSubjectAccessReviewHandler(AlwaysAllow())
 	for _, c := range cases {
-		rec := postTyped(h, protobuf, clientGoAccept, c.body)
+		rec := webhooktest.Post(h, SubjectAccessReviewPath, webhooktest.Protobuf, webhooktest.ClientGoAccept, c.body)
 		var status metav1.Status
 		if err := json.Unmarshal(rec.Body.Bytes(), &status); err != nil {
 			t.Fatalf("%s: body is not a JSON Status: %v", c.name, err)

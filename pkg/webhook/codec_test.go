@@ -13,20 +13,13 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook/webhooktest"
 )
 
 var (
 	sarCodec = NewCodec(authorizationv1.SchemeGroupVersion, &authorizationv1.SubjectAccessReview{})
 	sars     = authorizationv1.Resource("subjectaccessreviews")
-	// clientCodecs encode and decode as client-go does, independently of
-	// the Codec under test, and know a kind that is not a review.
-	clientCodecs = func() serializer.CodecFactory {
-		s := runtime.NewScheme()
-		s.AddKnownTypes(authorizationv1.SchemeGroupVersion, &authorizationv1.SubjectAccessReview{})
-		s.AddKnownTypes(authenticationv1.SchemeGroupVersion, &authenticationv1.TokenReview{})
-		return serializer.NewCodecFactory(s)
-	}()
 )
 
 // sampleSAR is a review as a client sends it, its type set.
@@ -36,20 +29,6 @@ func sampleSAR() *authorizationv1.SubjectAccessReview {
 		Spec: authorizationv1.SubjectAccessReviewSpec{User: "alice", Groups: []string{"dev"},
 			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "get", Resource: "pods", Namespace: "ns"}},
 	}
-}
-
-// encodeAs encodes obj in media type mt as client-go would.
-func encodeAs(t *testing.T, mt string, obj runtime.Object) []byte {
-	t.Helper()
-	info, ok := runtime.SerializerInfoForMediaType(clientCodecs.SupportedMediaTypes(), mt)
-	if !ok {
-		t.Fatalf("no serializer for %s", mt)
-	}
-	var buf bytes.Buffer
-	if err := info.Serializer.Encode(obj, &buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // serveCodecDecode runs sarCodec.DecodeRequest on one request.
@@ -68,7 +47,7 @@ func TestCodecReadsEveryMediaType(t *testing.T) {
 	want := sampleSAR()
 	for _, ct := range []string{runtime.ContentTypeJSON, runtime.ContentTypeYAML, runtime.ContentTypeProtobuf, "application/vnd.kubernetes.protobuf; charset=utf-8"} {
 		mt := strings.SplitN(ct, ";", 2)[0]
-		rec, got, ok := serveCodecDecode(http.MethodPost, ct, encodeAs(t, mt, want), 1<<20)
+		rec, got, ok := serveCodecDecode(http.MethodPost, ct, webhooktest.Encode(t, mt, want), 1<<20)
 		if !ok || rec.Body.Len() != 0 {
 			t.Errorf("%s: ok %v, wrote %d %q", ct, ok, rec.Code, rec.Body.String())
 			continue
@@ -112,8 +91,8 @@ func TestCodecJSONUnchanged(t *testing.T) {
 
 func TestCodecRejects(t *testing.T) {
 	proto := runtime.ContentTypeProtobuf
-	good := encodeAs(t, proto, sampleSAR())
-	tokenReview := encodeAs(t, proto, &authenticationv1.TokenReview{
+	good := webhooktest.Encode(t, proto, sampleSAR())
+	tokenReview := webhooktest.Encode(t, proto, &authenticationv1.TokenReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "TokenReview"},
 		Spec:     authenticationv1.TokenReviewSpec{Token: "t"}})
 	cases := []struct {
@@ -162,7 +141,7 @@ func TestCodec415NamesMediaTypes(t *testing.T) {
 // TestDecodeRequestRefusesProtobuf: the JSON-only path, which admission
 // uses, stays JSON-only.
 func TestDecodeRequestRefusesProtobuf(t *testing.T) {
-	r := httptest.NewRequest(http.MethodPost, "/review", bytes.NewReader(encodeAs(t, runtime.ContentTypeProtobuf, sampleSAR())))
+	r := httptest.NewRequest(http.MethodPost, "/review", bytes.NewReader(webhooktest.Encode(t, runtime.ContentTypeProtobuf, sampleSAR())))
 	r.Header.Set("Content-Type", runtime.ContentTypeProtobuf)
 	rec := httptest.NewRecorder()
 	if DecodeRequest(rec, r, sars, 1<<20, &authorizationv1.SubjectAccessReview{}) || rec.Code != http.StatusUnsupportedMediaType {

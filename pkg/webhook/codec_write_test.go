@@ -8,6 +8,8 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook/webhooktest"
 )
 
 // writeWithAccept runs sarCodec.Write for a request with accept.
@@ -38,9 +40,8 @@ func TestCodecWriteNegotiates(t *testing.T) {
 			t.Errorf("%q: %d %v", c.accept, rec.Code, rec.Header())
 			continue
 		}
-		info, _ := runtime.SerializerInfoForMediaType(clientCodecs.SupportedMediaTypes(), c.mediaType)
 		got := &authorizationv1.SubjectAccessReview{}
-		if _, _, err := info.Serializer.Decode(rec.Body.Bytes(), nil, got); err != nil {
+		if _, _, err := webhooktest.Serializer(t, c.mediaType).Decode(rec.Body.Bytes(), nil, got); err != nil {
 			t.Errorf("%q: %v", c.accept, err)
 			continue
 		}
