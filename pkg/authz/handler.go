@@ -53,7 +53,7 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	res, err := h.authorize(r, review)
 	review.TypeMeta = reviewTypeMeta
-	review.Status = statusOf(res, err)
+	review.Status = ReviewStatus(res, err)
 	if res.Revision != 0 {
 		w.Header().Set(RevisionHeader, strconv.FormatInt(res.Revision, 10))
 	}

@@ -81,9 +81,9 @@ func attributesOf(spec *authorizationv1.SubjectAccessReviewSpec) Attributes {
 	return a
 }
 
-// statusOf is the review status for an answer, as kube's SubjectAccessReview
+// ReviewStatus is the review status for an answer, as kube's SubjectAccessReview
 // endpoint fills it.
-func statusOf(res Result, err error) authorizationv1.SubjectAccessReviewStatus {
+func ReviewStatus(res Result, err error) authorizationv1.SubjectAccessReviewStatus {
 	s := authorizationv1.SubjectAccessReviewStatus{
 		Allowed: res.Decision == DecisionAllow,
 		Denied:  res.Decision == DecisionDeny,

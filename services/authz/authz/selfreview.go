@@ -43,14 +43,7 @@ func newSelfSubjectAccessReviewHandler(a authz.Authorizer) http.Handler {
 			return
 		}
 		res, err := a.Authorize(r.Context(), selfAttributes(user, &spec))
-		review.Status = authorizationv1.SubjectAccessReviewStatus{
-			Allowed: res.Decision == authz.DecisionAllow,
-			Denied:  res.Decision == authz.DecisionDeny,
-			Reason:  res.Reason,
-		}
-		if err != nil {
-			review.Status.EvaluationError = err.Error()
-		}
+		review.Status = authz.ReviewStatus(res, err)
 		writeObject(w, r, http.StatusCreated, authorizationv1.SchemeGroupVersion, &review)
 	})
 }
