@@ -111,30 +111,12 @@ func (s *Server) startStages(ctx context.Context, cfg Config, st *stages, rc *re
 	if err != nil {
 		return err
 	}
-	saKey, err := authn.LoadOrGenerateSigningKey(filepath.Join(cfg.CertDir, "sa.key"))
-	if err != nil {
-		return err
-	}
-	an, err := authn.Start(ctx, authn.Config{
-		Endpoint: serve.Endpoint{Listener: authnLn}, IdentityKeys: keys, ServiceAccountKey: saKey, Client: client, Log: cfg.Log,
-	})
-	if err != nil {
+	if err := s.startAuthn(ctx, cfg, st, client, keys, authnLn); err != nil {
 		return fmt.Errorf("authn: %w", err)
 	}
-	s.closers = append(s.closers, an.Close)
-	st.authn.set(an.Authenticator())
-	modes := cfg.AuthorizationModes
-	if len(modes) == 0 {
-		modes = []string{authz.ModeRBAC}
-	}
-	az, err := authz.Start(ctx, authz.Config{
-		Endpoint: serve.Endpoint{Listener: authzLn}, AuthorizationModes: modes, IdentityKeys: keys, RESTConfig: rc, Log: cfg.Log,
-	})
-	if err != nil {
+	if err := s.startAuthz(ctx, cfg, st, rc, keys, authzLn); err != nil {
 		return fmt.Errorf("authz: %w", err)
 	}
-	s.closers = append(s.closers, az.Close)
-	st.authz.set(az.Authorizer())
 	adm, err := admission.NewLocal(ctx, admission.LocalConfig{
 		Client: client, EnablePlugins: cfg.EnableAdmissionPlugins, DisablePlugins: cfg.DisableAdmissionPlugins, Log: cfg.Log,
 	})
@@ -144,6 +126,38 @@ func (s *Server) startStages(ctx context.Context, cfg Config, st *stages, rc *re
 	s.closers = append(s.closers, adm.Close)
 	st.mutating.set(adm.Mutating())
 	st.validate.set(adm.Validating())
+	return nil
+}
+
+func (s *Server) startAuthn(ctx context.Context, cfg Config, st *stages, client kubernetes.Interface, keys []crypto.PublicKey, ln net.Listener) error {
+	saKey, err := authn.LoadOrGenerateSigningKey(filepath.Join(cfg.CertDir, "sa.key"))
+	if err != nil {
+		return err
+	}
+	an, err := authn.Start(ctx, authn.Config{
+		Endpoint: serve.Endpoint{Listener: ln}, IdentityKeys: keys, ServiceAccountKey: saKey, Client: client, Log: cfg.Log,
+	})
+	if err != nil {
+		return err
+	}
+	s.closers = append(s.closers, an.Close)
+	st.authn.set(an.Authenticator())
+	return nil
+}
+
+func (s *Server) startAuthz(ctx context.Context, cfg Config, st *stages, rc *rest.Config, keys []crypto.PublicKey, ln net.Listener) error {
+	modes := cfg.AuthorizationModes
+	if len(modes) == 0 {
+		modes = []string{authz.ModeRBAC}
+	}
+	az, err := authz.Start(ctx, authz.Config{
+		Endpoint: serve.Endpoint{Listener: ln}, AuthorizationModes: modes, IdentityKeys: keys, RESTConfig: rc, Log: cfg.Log,
+	})
+	if err != nil {
+		return err
+	}
+	s.closers = append(s.closers, az.Close)
+	st.authz.set(az.Authorizer())
 	return nil
 }
 
