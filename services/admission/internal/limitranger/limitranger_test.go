@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugintest"
@@ -35,29 +34,10 @@ func pod(containers ...corev1.Container) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"}, Spec: corev1.PodSpec{Containers: containers}}
 }
 
-func createPod(t *testing.T, p *corev1.Pod) *admission.Attributes {
-	return plugintest.Attrs(t, admissionv1.Create, "", "v1", "Pod", "pods", "ns", p.Name, p, nil)
-}
-
-func phases(t *testing.T, informed []runtime.Object, live ...runtime.Object) (m, v admission.Admitter, client *fake.Clientset) {
-	t.Helper()
-	deps, client := plugintest.Deps(t, informed...)
-	if live != nil {
-		client = fake.NewClientset(live...)
-		deps.Client = client
-	}
-	m, v, err := NewPhases(deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugintest.Start(t, deps)
-	return m, v, client
-}
-
 // mutated is the pod after the mutating half.
 func mutated(t *testing.T, m admission.Admitter, p *corev1.Pod) *corev1.Pod {
 	t.Helper()
-	attrs := createPod(t, p)
+	attrs := plugintest.CreatePod(t, p)
 	res := plugintest.Admit(t, m, attrs)
 	if !res.Allowed {
 		t.Fatalf("mutating half denied: %+v", res.Status)
@@ -82,7 +62,7 @@ func equal(t *testing.T, what string, got, want corev1.ResourceList) {
 func TestDefaults(t *testing.T) {
 	lr := limitRange("lr", corev1.LimitRangeItem{Type: corev1.LimitTypeContainer,
 		Default: list("cpu", "500m", "memory", "256Mi"), DefaultRequest: list("cpu", "100m")})
-	m, _, _ := phases(t, []runtime.Object{lr})
+	m, _, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	p := pod(container("bare", nil, nil), container("limited", nil, list("cpu", "1")), container("full", list("cpu", "1", "memory", "1Gi"), list("cpu", "1", "memory", "1Gi")))
 	p.Spec.InitContainers = []corev1.Container{container("init", nil, nil)}
 	out := mutated(t, m, p)
@@ -105,14 +85,14 @@ func TestDefaults(t *testing.T) {
 // The annotation joins existing ones; a pod needing nothing is unchanged.
 func TestDefaultsPatchShape(t *testing.T) {
 	lr := limitRange("lr", corev1.LimitRangeItem{Type: corev1.LimitTypeContainer, Default: list("cpu", "1")})
-	m, _, _ := phases(t, []runtime.Object{lr})
+	m, _, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	p := pod(container("c", nil, nil))
 	p.Annotations = map[string]string{"keep": "me"}
 	out := mutated(t, m, p)
 	if out.Annotations["keep"] != "me" || out.Annotations[annotation] == "" {
 		t.Fatalf("annotations %v", out.Annotations)
 	}
-	res := plugintest.Admit(t, m, createPod(t, pod(container("c", list("cpu", "1"), list("cpu", "1")))))
+	res := plugintest.Admit(t, m, plugintest.CreatePod(t, pod(container("c", list("cpu", "1"), list("cpu", "1")))))
 	if !res.Allowed || len(res.Patch) != 0 {
 		t.Fatalf("got %+v", res)
 	}
@@ -122,11 +102,11 @@ func TestDefaultsPatchShape(t *testing.T) {
 // request are the max.
 func TestItemDefaultsFromMax(t *testing.T) {
 	lr := limitRange("lr", corev1.LimitRangeItem{Type: corev1.LimitTypeContainer, Max: list("cpu", "2")})
-	m, v, _ := phases(t, []runtime.Object{lr})
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	out := mutated(t, m, pod(container("c", nil, nil)))
 	equal(t, "limits", out.Spec.Containers[0].Resources.Limits, list("cpu", "2"))
 	equal(t, "requests", out.Spec.Containers[0].Resources.Requests, list("cpu", "2"))
-	if res := plugintest.Admit(t, v, createPod(t, out)); !res.Allowed {
+	if res := plugintest.Admit(t, v, plugintest.CreatePod(t, out)); !res.Allowed {
 		t.Fatalf("denied: %+v", res.Status)
 	}
 }
@@ -135,7 +115,7 @@ func TestValidation(t *testing.T) {
 	lr := limitRange("lr",
 		corev1.LimitRangeItem{Type: corev1.LimitTypeContainer, Min: list("memory", "64Mi"), Max: list("cpu", "1"), MaxLimitRequestRatio: list("cpu", "2")},
 		corev1.LimitRangeItem{Type: corev1.LimitTypePod, Max: list("cpu", "1500m")})
-	_, v, _ := phases(t, []runtime.Object{lr})
+	_, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	ok := func(name string) corev1.Container {
 		return container(name, list("cpu", "500m", "memory", "64Mi"), list("cpu", "1", "memory", "64Mi"))
 	}
@@ -158,7 +138,7 @@ func TestValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := plugintest.Admit(t, v, createPod(t, c.pod))
+			res := plugintest.Admit(t, v, plugintest.CreatePod(t, c.pod))
 			if c.message == "" {
 				if !res.Allowed {
 					t.Fatalf("denied: %+v", res.Status)
@@ -176,14 +156,14 @@ func TestValidation(t *testing.T) {
 // others), and are checked as containers.
 func TestPodTotalsWithInitContainers(t *testing.T) {
 	lr := limitRange("lr", corev1.LimitRangeItem{Type: corev1.LimitTypePod, Max: list("cpu", "1")})
-	_, v, _ := phases(t, []runtime.Object{lr})
+	_, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	p := pod(container("a", nil, list("cpu", "500m")), container("b", nil, list("cpu", "500m")))
 	p.Spec.InitContainers = []corev1.Container{container("init", nil, list("cpu", "1"))}
-	if res := plugintest.Admit(t, v, createPod(t, p)); !res.Allowed {
+	if res := plugintest.Admit(t, v, plugintest.CreatePod(t, p)); !res.Allowed {
 		t.Fatalf("denied: %+v", res.Status)
 	}
 	p.Spec.InitContainers[0].Resources.Limits = list("cpu", "2")
-	if res := plugintest.Admit(t, v, createPod(t, p)); res.Allowed {
+	if res := plugintest.Admit(t, v, plugintest.CreatePod(t, p)); res.Allowed {
 		t.Fatal("allowed an init container above the pod max")
 	}
 }
@@ -195,7 +175,7 @@ func claim(storage string) *corev1.PersistentVolumeClaim {
 
 func TestClaims(t *testing.T) {
 	lr := limitRange("lr", corev1.LimitRangeItem{Type: corev1.LimitTypePersistentVolumeClaim, Min: list("storage", "1Gi"), Max: list("storage", "10Gi")})
-	_, v, _ := phases(t, []runtime.Object{lr})
+	_, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	attrs := func(op admissionv1.Operation, c, old *corev1.PersistentVolumeClaim) *admission.Attributes {
 		var o any
 		if old != nil {
@@ -233,9 +213,9 @@ func TestClaims(t *testing.T) {
 // Pod updates, subresources and other kinds are not checked.
 func TestIgnored(t *testing.T) {
 	lr := limitRange("lr", corev1.LimitRangeItem{Type: corev1.LimitTypeContainer, Max: list("cpu", "1")})
-	m, v, _ := phases(t, []runtime.Object{lr})
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	big := pod(container("a", list("cpu", "4"), list("cpu", "4")))
-	sub := createPod(t, big)
+	sub := plugintest.CreatePod(t, big)
 	sub.SubResource = "ephemeralcontainers"
 	for _, attrs := range []*admission.Attributes{
 		plugintest.Attrs(t, admissionv1.Update, "", "v1", "Pod", "pods", "ns", "web", big, big),
@@ -255,10 +235,10 @@ func TestIgnored(t *testing.T) {
 // list is reused for a while.
 func TestLiveLookup(t *testing.T) {
 	lr := limitRange("lr", corev1.LimitRangeItem{Type: corev1.LimitTypeContainer, Max: list("cpu", "1")})
-	_, v, client := phases(t, nil, lr)
+	_, v, client := plugintest.Phases(t, NewPhases, nil, lr)
 	big := pod(container("a", list("cpu", "4"), list("cpu", "4")))
 	for i := 0; i < 3; i++ {
-		if res := plugintest.Admit(t, v, createPod(t, big)); res.Allowed {
+		if res := plugintest.Admit(t, v, plugintest.CreatePod(t, big)); res.Allowed {
 			t.Fatal("allowed a pod above a range only the API has")
 		}
 	}
@@ -282,7 +262,7 @@ func TestNew(t *testing.T) {
 	plugintest.Start(t, deps)
 	// The default (2) is above the max (1): the chain defaults, then
 	// refuses, as kube does with such a range.
-	res := plugintest.Admit(t, a, createPod(t, pod(container("c", nil, nil))))
+	res := plugintest.Admit(t, a, plugintest.CreatePod(t, pod(container("c", nil, nil))))
 	if res.Allowed || res.Status.Message != `pods "web" is forbidden: maximum cpu usage per Container is 1, but limit is 2` {
 		t.Fatalf("got %+v", res.Status)
 	}

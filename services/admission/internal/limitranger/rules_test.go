@@ -18,7 +18,7 @@ func TestRulesCoverDecisions(t *testing.T) {
 	lr := limitRange("lr",
 		corev1.LimitRangeItem{Type: corev1.LimitTypeContainer, Default: list("cpu", "500m"), Max: list("cpu", "1")},
 		corev1.LimitRangeItem{Type: corev1.LimitTypePersistentVolumeClaim, Max: list("storage", "10Gi")})
-	m, v, _ := phases(t, []runtime.Object{lr})
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{lr})
 	rules := Rules()
 	bare := pod(container("c", nil, nil))
 	big := pod(container("c", list("cpu", "2"), list("cpu", "2")))
@@ -43,11 +43,11 @@ func TestRulesCoverDecisions(t *testing.T) {
 		return plugintest.Attrs(t, op, "", "v1", "Pod", "pods", "ns", "web", n, o)
 	}
 
-	plugintest.Asked(t, rules.Mutating, createPod(t, bare))
-	if res := plugintest.Admit(t, m, createPod(t, bare)); len(res.Patch) == 0 {
+	plugintest.Asked(t, rules.Mutating, plugintest.CreatePod(t, bare))
+	if res := plugintest.Admit(t, m, plugintest.CreatePod(t, bare)); len(res.Patch) == 0 {
 		t.Error("the mutating half did not default a new pod")
 	}
-	refused := []*admission.Attributes{createPod(t, big), claimAttrs(admissionv1.Create, claim("20Gi"), nil), claimAttrs(admissionv1.Update, claim("20Gi"), claim("5Gi"))}
+	refused := []*admission.Attributes{plugintest.CreatePod(t, big), claimAttrs(admissionv1.Create, claim("20Gi"), nil), claimAttrs(admissionv1.Update, claim("20Gi"), claim("5Gi"))}
 	plugintest.Asked(t, rules.Validating, refused...)
 	for _, a := range refused {
 		if res := plugintest.Admit(t, v, a); res.Allowed {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
@@ -84,4 +85,27 @@ func Patched(t testing.TB, attrs *admission.Attributes, res *admission.Result, i
 	if err := json.Unmarshal(out, into); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Phases builds a two-phase plugin with informed in its informers and, when
+// given, live as the API it asks directly (else the same fake), and starts
+// its informers. It returns the halves and the client the plugin asks.
+func Phases(t testing.TB, build plugin.PhasesConstructor, informed []runtime.Object, live ...runtime.Object) (m, v admission.Admitter, client *fake.Clientset) {
+	t.Helper()
+	deps, client := Deps(t, informed...)
+	if live != nil {
+		client = fake.NewClientset(live...)
+		deps.Client = client
+	}
+	m, v, err := build(deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Start(t, deps)
+	return m, v, client
+}
+
+// CreatePod is the Attributes of creating p in its namespace.
+func CreatePod(t testing.TB, p *corev1.Pod) *admission.Attributes {
+	return Attrs(t, admissionv1.Create, "", "v1", "Pod", "pods", p.Namespace, p.Name, p, nil)
 }

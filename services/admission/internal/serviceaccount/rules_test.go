@@ -14,17 +14,17 @@ import (
 // The rules cover the new pods both halves act on; the plugin allows as is
 // whatever they leave out, though it names no or a missing account.
 func TestRulesCoverDecisions(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default")})
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default")})
 	rules := Rules()
 	bare := pod(nil)
 	missing := pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "missing" })
 
-	plugintest.Asked(t, rules.Mutating, create(t, bare))
-	if res := plugintest.Admit(t, m, create(t, bare)); len(res.Patch) == 0 {
+	plugintest.Asked(t, rules.Mutating, plugintest.CreatePod(t, bare))
+	if res := plugintest.Admit(t, m, plugintest.CreatePod(t, bare)); len(res.Patch) == 0 {
 		t.Error("the mutating half did not default a new pod")
 	}
-	plugintest.Asked(t, rules.Validating, create(t, missing))
-	if res := plugintest.Admit(t, v, create(t, missing)); res.Allowed {
+	plugintest.Asked(t, rules.Validating, plugintest.CreatePod(t, missing))
+	if res := plugintest.Admit(t, v, plugintest.CreatePod(t, missing)); res.Allowed {
 		t.Error("the validating half allowed a pod naming a missing account")
 	}
 
@@ -40,8 +40,8 @@ func TestRulesCoverDecisions(t *testing.T) {
 			plugintest.Unasked(t, half.admit, half.rules,
 				update(bare),
 				update(missing),
-				plugintest.Sub(create(t, bare), "binding"),
-				plugintest.Sub(create(t, missing), "eviction"),
+				plugintest.Sub(plugintest.CreatePod(t, bare), "binding"),
+				plugintest.Sub(plugintest.CreatePod(t, missing), "eviction"),
 				plugintest.Attrs(t, admissionv1.Delete, "", "v1", "Pod", "pods", "ns", "web", nil, missing),
 				plugintest.Attrs(t, admissionv1.Create, "apps", "v1", "Deployment", "deployments", "ns", "web", missing, nil),
 			)

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
@@ -34,27 +33,6 @@ func pod(edit func(*corev1.Pod)) *corev1.Pod {
 	return p
 }
 
-func create(t *testing.T, p *corev1.Pod) *admission.Attributes {
-	return plugintest.Attrs(t, admissionv1.Create, "", "v1", "Pod", "pods", "ns", p.Name, p, nil)
-}
-
-// phases starts the plugin with informed in its informers and live in the
-// API it asks directly.
-func phases(t *testing.T, informed []runtime.Object, live ...runtime.Object) (m, v admission.Admitter, client *fake.Clientset) {
-	t.Helper()
-	deps, client := plugintest.Deps(t, informed...)
-	if live != nil {
-		client = fake.NewClientset(live...)
-		deps.Client = client
-	}
-	m, v, err := NewPhases(deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugintest.Start(t, deps)
-	return m, v, client
-}
-
 // both runs the halves as the registry does (mutate, apply, validate) and
 // returns the final pod, or the denial.
 func both(t *testing.T, m, v admission.Admitter, attrs *admission.Attributes) (*corev1.Pod, *admission.Result) {
@@ -73,8 +51,8 @@ func both(t *testing.T, m, v admission.Admitter, attrs *admission.Attributes) (*
 }
 
 func TestDefaultsServiceAccount(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default")})
-	out, denial := both(t, m, v, create(t, pod(nil)))
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default")})
+	out, denial := both(t, m, v, plugintest.CreatePod(t, pod(nil)))
 	if denial != nil {
 		t.Fatalf("denied: %+v", denial.Status)
 	}
@@ -84,16 +62,16 @@ func TestDefaultsServiceAccount(t *testing.T) {
 }
 
 func TestNamedAccount(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default"), sa("builder")})
-	out, denial := both(t, m, v, create(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "builder" })))
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default"), sa("builder")})
+	out, denial := both(t, m, v, plugintest.CreatePod(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "builder" })))
 	if denial != nil || out.Spec.ServiceAccountName != "builder" {
 		t.Fatalf("got %+v, %+v", out, denial)
 	}
 }
 
 func TestMissingAccountIsForbidden(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default")})
-	_, denial := both(t, m, v, create(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "ghost" })))
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default")})
+	_, denial := both(t, m, v, plugintest.CreatePod(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "ghost" })))
 	want := `pods "web" is forbidden: error looking up service account ns/ghost: serviceaccounts "ghost" not found`
 	if denial == nil || denial.Status.Code != http.StatusForbidden || denial.Status.Message != want {
 		t.Fatalf("got %+v", denial)
@@ -103,8 +81,8 @@ func TestMissingAccountIsForbidden(t *testing.T) {
 // The default account is waited for a little (a controller creates it),
 // as kube does: several lookups, then the denial.
 func TestMissingDefaultAccountRetried(t *testing.T) {
-	m, _, client := phases(t, nil)
-	res := plugintest.Admit(t, m, create(t, pod(nil)))
+	m, _, client := plugintest.Phases(t, NewPhases, nil)
+	res := plugintest.Admit(t, m, plugintest.CreatePod(t, pod(nil)))
 	want := `pods "web" is forbidden: error looking up service account ns/default: serviceaccounts "default" not found`
 	if res.Allowed || res.Status.Message != want {
 		t.Fatalf("got %+v", res.Status)
@@ -122,32 +100,32 @@ func TestMissingDefaultAccountRetried(t *testing.T) {
 
 // An account the informer has not seen yet is found in the API.
 func TestLiveLookup(t *testing.T) {
-	m, v, _ := phases(t, nil, sa("fresh"))
-	out, denial := both(t, m, v, create(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "fresh" })))
+	m, v, _ := plugintest.Phases(t, NewPhases, nil, sa("fresh"))
+	out, denial := both(t, m, v, plugintest.CreatePod(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "fresh" })))
 	if denial != nil || out.Spec.ServiceAccountName != "fresh" {
 		t.Fatalf("got %+v, %+v", out, denial)
 	}
 }
 
 func TestLiveLookupError(t *testing.T) {
-	m, _, client := phases(t, nil, sa("other"))
+	m, _, client := plugintest.Phases(t, NewPhases, nil, sa("other"))
 	client.PrependReactor("get", "serviceaccounts", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errors.New("connection refused")
 	})
-	res, err := m.Admit(context.Background(), create(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "x" })))
+	res, err := m.Admit(context.Background(), plugintest.CreatePod(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "x" })))
 	if err == nil || res != nil {
 		t.Fatalf("got %+v, %v", res, err)
 	}
 }
 
 func TestImagePullSecrets(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default", "regcred", "other")})
-	out, denial := both(t, m, v, create(t, pod(nil)))
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default", "regcred", "other")})
+	out, denial := both(t, m, v, plugintest.CreatePod(t, pod(nil)))
 	if denial != nil || len(out.Spec.ImagePullSecrets) != 2 || out.Spec.ImagePullSecrets[0].Name != "regcred" {
 		t.Fatalf("got %+v, %+v", out, denial)
 	}
 	own := pod(func(p *corev1.Pod) { p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{{Name: "mine"}} })
-	out, denial = both(t, m, v, create(t, own))
+	out, denial = both(t, m, v, plugintest.CreatePod(t, own))
 	if denial != nil || len(out.Spec.ImagePullSecrets) != 1 || out.Spec.ImagePullSecrets[0].Name != "mine" {
 		t.Fatalf("got %+v, %+v", out, denial)
 	}
@@ -156,19 +134,19 @@ func TestImagePullSecrets(t *testing.T) {
 // The validating half checks the final pod: another mutating plugin may
 // have emptied or changed the account.
 func TestValidateFinalPod(t *testing.T) {
-	_, v, _ := phases(t, []runtime.Object{sa("default")})
-	res := plugintest.Admit(t, v, create(t, pod(nil)))
+	_, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default")})
+	res := plugintest.Admit(t, v, plugintest.CreatePod(t, pod(nil)))
 	if res.Allowed || res.Status.Message != `pods "web" is forbidden: no service account specified for pod ns/web` {
 		t.Fatalf("got %+v", res.Status)
 	}
-	res = plugintest.Admit(t, v, create(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "ghost" })))
+	res = plugintest.Admit(t, v, plugintest.CreatePod(t, pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "ghost" })))
 	if res.Allowed {
 		t.Fatal("allowed a pod naming a missing account")
 	}
 }
 
 func TestMirrorPods(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default")})
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default")})
 	mirror := func(edit func(*corev1.Pod)) *corev1.Pod {
 		return pod(func(p *corev1.Pod) {
 			p.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"}
@@ -197,7 +175,7 @@ func TestMirrorPods(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, denial := both(t, m, v, create(t, c.pod))
+			out, denial := both(t, m, v, plugintest.CreatePod(t, c.pod))
 			switch {
 			case c.message == "" && denial != nil:
 				t.Fatalf("denied: %+v", denial.Status)
@@ -212,7 +190,7 @@ func TestMirrorPods(t *testing.T) {
 
 // Other resources, subresources and updates are not the plugin's business.
 func TestIgnored(t *testing.T) {
-	m, v, _ := phases(t, nil)
+	m, v, _ := plugintest.Phases(t, NewPhases, nil)
 	p := pod(func(p *corev1.Pod) { p.Spec.ServiceAccountName = "ghost" })
 	status := plugintest.Attrs(t, admissionv1.Create, "", "v1", "Pod", "pods", "ns", "web", p, nil)
 	status.SubResource = "binding"
@@ -232,8 +210,8 @@ func TestIgnored(t *testing.T) {
 
 // A pod that is not JSON is no answer, not an allow.
 func TestMalformedPod(t *testing.T) {
-	m, _, _ := phases(t, nil)
-	attrs := create(t, pod(nil))
+	m, _, _ := plugintest.Phases(t, NewPhases, nil)
+	attrs := plugintest.CreatePod(t, pod(nil))
 	attrs.Object.Raw = []byte(`{"spec": [}`)
 	if res, err := m.Admit(context.Background(), attrs); err == nil {
 		t.Fatalf("got %+v", res)
@@ -251,7 +229,7 @@ func TestNew(t *testing.T) {
 	if admission.PhaseOf(a) != admission.PhaseMutating {
 		t.Fatal("New is not mutating")
 	}
-	attrs := create(t, pod(nil))
+	attrs := plugintest.CreatePod(t, pod(nil))
 	out := &corev1.Pod{}
 	plugintest.Patched(t, attrs, plugintest.Admit(t, a, attrs), out)
 	if out.Spec.ServiceAccountName != "default" {

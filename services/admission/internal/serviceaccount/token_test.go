@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugintest"
 )
 
 // tokenVolumes are the pod's kube-api-access volumes.
@@ -31,8 +33,8 @@ func mountedAt(c corev1.Container) string {
 }
 
 func TestTokenVolume(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default")})
-	out, denial := both(t, m, v, create(t, pod(func(p *corev1.Pod) {
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default")})
+	out, denial := both(t, m, v, plugintest.CreatePod(t, pod(func(p *corev1.Pod) {
 		p.Spec.InitContainers = []corev1.Container{{Name: "init", Image: "busybox"}}
 		p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}
 		p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
@@ -62,7 +64,7 @@ func TestTokenVolume(t *testing.T) {
 func TestTokenVolumeOptOut(t *testing.T) {
 	off := &corev1.ServiceAccount{}
 	off.Namespace, off.Name, off.AutomountServiceAccountToken = "ns", "off", ptr.To(false)
-	m, v, _ := phases(t, []runtime.Object{sa("default"), off})
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default"), off})
 	cases := []struct {
 		name  string
 		edit  func(*corev1.Pod)
@@ -80,7 +82,7 @@ func TestTokenVolumeOptOut(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, denial := both(t, m, v, create(t, pod(c.edit)))
+			out, denial := both(t, m, v, plugintest.CreatePod(t, pod(c.edit)))
 			if denial != nil {
 				t.Fatalf("denied: %+v", denial.Status)
 			}
@@ -93,8 +95,8 @@ func TestTokenVolumeOptOut(t *testing.T) {
 
 // A pod that already has a token volume gets it mounted, not a second one.
 func TestTokenVolumeReused(t *testing.T) {
-	m, v, _ := phases(t, []runtime.Object{sa("default")})
-	out, denial := both(t, m, v, create(t, pod(func(p *corev1.Pod) {
+	m, v, _ := plugintest.Phases(t, NewPhases, []runtime.Object{sa("default")})
+	out, denial := both(t, m, v, plugintest.CreatePod(t, pod(func(p *corev1.Pod) {
 		p.Spec.Volumes = []corev1.Volume{{Name: TokenVolumePrefix + "abcde", VolumeSource: corev1.VolumeSource{Projected: tokenVolumeSource()}}}
 	})))
 	if denial != nil {
