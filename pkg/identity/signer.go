@@ -6,7 +6,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -39,6 +42,10 @@ type Signer struct {
 	issuer string
 	ttl    time.Duration
 	now    func() time.Time
+	// signed holds recent assertions by what they assert, reused while
+	// more than half their lifetime is left: a backend then verifies one
+	// assertion once, however many requests carry it (see cache).
+	signed cache[string]
 }
 
 // NewSigner validates cfg and returns a Signer.
@@ -82,6 +89,10 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 		return "", errors.New("identity: cannot sign without an audience")
 	}
 	now := s.now()
+	key := signedKey(u, audience, r)
+	if token, ok := s.signed.get(key, now); ok {
+		return token, nil
+	}
 	c := &claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    s.issuer,
@@ -91,7 +102,7 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 			NotBefore: jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(s.ttl)),
 			// A random id lets audit logs on both sides of a hop name
-			// one assertion.
+			// one assertion (reused for the requests it serves).
 			ID: rand.Text(),
 		},
 		UID:     u.UID,
@@ -105,7 +116,31 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("identity: signing: %w", err)
 	}
+	s.signed.put(key, signed, now.Add(s.ttl/2), now)
 	return signed, nil
+}
+
+// signedKey names what an assertion asserts: the user whole, the audience
+// and the request it is bound to.
+func signedKey(u User, audience string, r *http.Request) string {
+	var b strings.Builder
+	for _, part := range []string{audience, requestBinding(r), u.Name, u.UID} {
+		b.WriteString(part)
+		b.WriteByte(0)
+	}
+	for _, g := range u.Groups {
+		b.WriteString(g)
+		b.WriteByte(1)
+	}
+	for _, k := range slices.Sorted(maps.Keys(u.Extra)) {
+		b.WriteString(k)
+		b.WriteByte(2)
+		for _, v := range u.Extra[k] {
+			b.WriteString(v)
+			b.WriteByte(1)
+		}
+	}
+	return b.String()
 }
 
 // DefaultIssuer is the issuer the aggregator names in its assertions and

@@ -49,6 +49,16 @@ type Verifier struct {
 	keys   map[string]publicKey // by kid
 	parser *jwt.Parser
 	maxTTL time.Duration
+	now    func() time.Time
+	// verified holds assertions already checked, until they expire, with
+	// the request each is bound to (see cache).
+	verified cache[verifiedClaims]
+}
+
+// verifiedClaims is what Verify keeps of a checked assertion.
+type verifiedClaims struct {
+	user    User
+	binding string
 }
 
 // NewVerifier validates cfg and returns a Verifier.
@@ -76,6 +86,7 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 	if now == nil {
 		now = time.Now
 	}
+	v.now = now
 	v.parser = jwt.NewParser(
 		jwt.WithValidMethods(methods), // never "none", never HS256
 		jwt.WithIssuer(cfg.Issuer),
@@ -106,6 +117,13 @@ func (v *Verifier) Verify(token string, r *http.Request) (User, error) {
 	if r == nil {
 		return User{}, fmt.Errorf("%w: no request to check the assertion against", ErrWrongRequest)
 	}
+	now := v.now()
+	if vc, ok := v.verified.get(token, now); ok {
+		if vc.binding != requestBinding(r) {
+			return User{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
+		}
+		return vc.user, nil
+	}
 	c := &claims{}
 	if _, err := v.parser.ParseWithClaims(token, c, v.key); err != nil {
 		return User{}, classify(err)
@@ -119,6 +137,7 @@ func (v *Verifier) Verify(token string, r *http.Request) (User, error) {
 	if c.Request != requestBinding(r) {
 		return User{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
 	}
+	v.verified.put(token, verifiedClaims{user: c.user(), binding: c.Request}, c.ExpiresAt.Time, now)
 	return c.user(), nil
 }
 

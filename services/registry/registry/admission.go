@@ -35,7 +35,8 @@ type RemoteAdmissionConfig struct {
 	// admission.RegistryIssuer, audience admission.Audience, which the
 	// admission service checks with the public half. Required.
 	Key crypto.Signer
-	// Transport carries the calls (TLS settings); nil is Go's default.
+	// Transport carries the calls (TLS settings); nil is Go's default,
+	// keeping as many idle connections as writes run at once.
 	Transport http.RoundTripper
 	// Timeout bounds each review; zero is admission.DefaultWebhookTimeout.
 	Timeout time.Duration
@@ -57,7 +58,11 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 	if err != nil {
 		return Admission{}, err
 	}
-	client := &http.Client{Transport: signer.Transport(cfg.Transport, identity.User{Name: admission.RegistryUser}, admission.Audience)}
+	transport := cfg.Transport
+	if transport == nil {
+		transport = admissionTransport()
+	}
+	client := &http.Client{Transport: signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience)}
 	base := strings.TrimSuffix(cfg.URL, "/")
 	mutating, err := admission.NewWebhookClient(admission.WebhookConfig{URL: base + admission.MutatingPath, HTTPClient: client, Timeout: cfg.Timeout})
 	if err != nil {
@@ -75,4 +80,14 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 		Mutating:   admission.Filter(admission.Mutating(mutating), rules.Mutating),
 		Validating: admission.Filter(validating, rules.Validating),
 	}, nil
+}
+
+// admissionTransport is Go's default transport with an idle pool as large
+// as the writes in flight: with its default of two idle connections per
+// host, concurrent writes would open (and leave in TIME_WAIT) a connection
+// per review.
+func admissionTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 256
+	return t
 }
