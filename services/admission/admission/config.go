@@ -21,7 +21,9 @@ const DefaultIdentityIssuer = pkgadmission.RegistryIssuer
 type LocalConfig struct {
 	// RESTConfig is how the plugins reach the API: through the aggregator,
 	// as system:masters, which the aggregator allows without asking authz
-	// so start-up cannot deadlock. Required unless Client is set.
+	// so start-up cannot deadlock. Required unless Client is set; with both,
+	// Client serves the typed calls and RESTConfig the metadata-only
+	// informers.
 	RESTConfig *rest.Config
 	// Client, when set, is used instead of RESTConfig: the fused binary's
 	// loopback client.

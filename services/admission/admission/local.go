@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 
 	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
@@ -25,6 +27,7 @@ type Local struct {
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 	factory    informers.SharedInformerFactory
+	metadata   metadatainformer.SharedInformerFactory // nil without a REST config
 }
 
 // NewLocal builds the enabled plugins, then starts the shared informers
@@ -46,9 +49,12 @@ func NewLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		return nil, err
 	}
 	l := &Local{factory: informers.NewSharedInformerFactory(client, 0)}
+	if l.metadata, err = metadataFactory(cfg.RESTConfig); err != nil {
+		return nil, err
+	}
 	var jobs []job
 	deps := plugin.Deps{
-		Client: client, Informers: l.factory,
+		Client: client, Informers: l.factory, Metadata: l.metadata,
 		Run: func(name string, f func(context.Context)) { jobs = append(jobs, job{name: name, run: f}) },
 	}
 	if err := l.build(selected, deps, cfg); err != nil {
@@ -75,6 +81,21 @@ func clientFor(cfg LocalConfig) (kubernetes.Interface, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return c, nil
+}
+
+// metadataFactory makes the metadata-only informers from rc, nil without
+// one.
+func metadataFactory(rc *rest.Config) (metadatainformer.SharedInformerFactory, error) {
+	if rc == nil {
+		return nil, nil
+	}
+	rc = rest.CopyConfig(rc)
+	rc.QPS, rc.Burst = -1, 0
+	c, err := metadata.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return metadatainformer.NewSharedInformerFactory(c, 0), nil
 }
 
 // build constructs every selected plugin and sorts its halves into the
@@ -142,13 +163,14 @@ func checkRules(m, v pkgadmission.Admitter, rules pkgadmission.Rules) error {
 // background jobs.
 func (l *Local) start(ctx context.Context, client kubernetes.Interface, jobs []job, cfg LocalConfig) {
 	l.factory.Start(ctx.Done())
+	if l.metadata != nil {
+		l.metadata.Start(ctx.Done())
+	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		for _, ok := range l.factory.WaitForCacheSync(ctx.Done()) {
-			if !ok {
-				return
-			}
+		if !l.waitSynced(ctx) {
+			return
 		}
 		l.synced.Store(true)
 		cfg.Log.Info("admission informers synced", "plugins", l.names)
@@ -199,5 +221,27 @@ func (l *Local) ready(context.Context) error {
 func (l *Local) Close() {
 	l.cancel()
 	l.factory.Shutdown()
+	if l.metadata != nil {
+		l.metadata.Shutdown()
+	}
 	l.wg.Wait()
+}
+
+// waitSynced waits for every informer the plugins asked for, typed and
+// metadata-only; false if ctx ended first.
+func (l *Local) waitSynced(ctx context.Context) bool {
+	for _, ok := range l.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return false
+		}
+	}
+	if l.metadata == nil {
+		return true
+	}
+	for _, ok := range l.metadata.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

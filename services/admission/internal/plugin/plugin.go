@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata/metadatainformer"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 )
@@ -30,6 +31,13 @@ type Deps struct {
 	// in New (so that they are registered); the service starts the factory
 	// after every plugin was constructed and reports ready once synced.
 	Informers informers.SharedInformerFactory
+
+	// Metadata is shared like Informers, for informers of objects' metadata
+	// only (PartialObjectMetadata): what a plugin counts or looks up by
+	// name needs no contents, which then neither cross the network nor sit
+	// in memory (Secrets' above all). Nil when the service has no REST
+	// configuration to make one from; plugins then use Informers.
+	Metadata metadatainformer.SharedInformerFactory
 
 	// Log is the plugin's logger, already tagged with its name.
 	Log *slog.Logger

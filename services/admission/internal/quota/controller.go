@@ -34,7 +34,7 @@ type controller struct {
 }
 
 func newController(deps plugin.Deps, quotas *quotaSource, log *slog.Logger) (*controller, error) {
-	c := &controller{quotas: quotas, counted: counters(deps.Informers, deps.Client),
+	c := &controller{quotas: quotas, counted: counters(deps.Informers, deps.Metadata, deps.Client),
 		generic: genericCounter{client: deps.Client}, log: log}
 	c.synced = append(c.synced, quotas.synced)
 	for gr, ct := range c.counted {

@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -23,13 +25,20 @@ type counter struct {
 }
 
 // counters are the resources the controller can recount.
-func counters(f informers.SharedInformerFactory, client kubernetes.Interface) map[schema.GroupResource]counter {
+func counters(f informers.SharedInformerFactory, md metadatainformer.SharedInformerFactory, client kubernetes.Interface) map[schema.GroupResource]counter {
 	core := f.Core().V1()
+	configMaps, secrets := core.ConfigMaps().Informer(), core.Secrets().Informer()
+	if md != nil {
+		// Only counted: their metadata is enough, and Secrets' contents
+		// have no business in admission's memory.
+		configMaps = md.ForResource(corev1.SchemeGroupVersion.WithResource("configmaps")).Informer()
+		secrets = md.ForResource(corev1.SchemeGroupVersion.WithResource("secrets")).Informer()
+	}
 	return map[schema.GroupResource]counter{
 		podsResource:                         {informer: core.Pods().Informer()},
 		servicesResource:                     {informer: core.Services().Informer()},
-		{Resource: "configmaps"}:             {informer: core.ConfigMaps().Informer()},
-		{Resource: "secrets"}:                {informer: core.Secrets().Informer()},
+		{Resource: "configmaps"}:             {informer: configMaps},
+		{Resource: "secrets"}:                {informer: secrets},
 		{Resource: "resourcequotas"}:         {informer: core.ResourceQuotas().Informer()},
 		pvcsResource:                         {live: listPVCs(client)},
 		{Resource: "replicationcontrollers"}: {live: listRCs(client)},
