@@ -52,6 +52,7 @@ run_load() {
 
 bench_registry() {
   local dir=$OUT/registry
+  rm -rf "$dir"; mkdir -p "$dir"
   start_etcd "$dir/etcd"
   "$BIN/registry" --insecure-allow-unauthenticated --bind-address 127.0.0.1:0 --disable-controllers \
     --etcd-servers "$ETCD" --address-file "$dir/addr" >"$dir/log" 2>&1 &

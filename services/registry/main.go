@@ -34,23 +34,31 @@ func main() {
 	fs.BoolVar(&cfg.InsecureAllowUnauthenticated, "insecure-allow-unauthenticated", false,
 		"serve every request without checking who sends it (development only; loopback addresses only)")
 	fs.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the namespace, service account and garbage collection controllers")
-	admissionURL := fs.String("admission-url", "",
+	adm := admissionFlags{}
+	fs.StringVar(&adm.url, "admission-url", "",
 		"base URL of the admission service (reviews go to "+admission.MutatingPath+" and "+admission.ValidatingPath+"); empty runs no admission")
-	admissionKey := fs.String("admission-identity-key-file", "",
+	fs.StringVar(&adm.keyFile, "admission-identity-key-file", "",
 		"PEM private key the registry signs its admission reviews with; if the file does not exist, a new Ed25519 pair is "+
 			"written to it and to <file>.pub (the public key to give the admission service). Required with --admission-url")
-	admissionTimeout := fs.Duration("admission-timeout", admission.DefaultWebhookTimeout, "bound on one admission review")
+	fs.StringVar(&adm.caFile, "admission-ca-file", "", "CA certificates an https admission service's certificate chains to; empty means the system's")
+	fs.DurationVar(&adm.timeout, "admission-timeout", admission.DefaultWebhookTimeout, "bound on one admission review")
 	serve.Main("registry", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
-		if err := load(&cfg, *identityKeys, *admissionURL, *admissionKey, *admissionTimeout); err != nil {
+		if err := load(&cfg, *identityKeys, adm); err != nil {
 			return nil, err
 		}
 		return registry.Start(ctx, cfg)
 	})
 }
 
+// admissionFlags say how to reach the admission service.
+type admissionFlags struct {
+	url, keyFile, caFile string
+	timeout              time.Duration
+}
+
 // load reads the files the flags name into cfg.
-func load(cfg *registry.Config, identityKeys, admissionURL, admissionKey string, admissionTimeout time.Duration) error {
+func load(cfg *registry.Config, identityKeys string, adm admissionFlags) error {
 	if identityKeys != "" {
 		keys, err := identity.LoadPublicKeys(identityKeys)
 		if err != nil {
@@ -58,12 +66,12 @@ func load(cfg *registry.Config, identityKeys, admissionURL, admissionKey string,
 		}
 		cfg.IdentityKeys = keys
 	}
-	if admissionURL != "" {
-		adm, err := remoteAdmission(admissionURL, admissionKey, admissionTimeout)
+	if adm.url != "" {
+		remote, err := remoteAdmission(adm)
 		if err != nil {
 			return err
 		}
-		cfg.Admission = adm
+		cfg.Admission = remote
 	}
 	return nil
 }
@@ -71,7 +79,8 @@ func load(cfg *registry.Config, identityKeys, admissionURL, admissionKey string,
 // remoteAdmission reaches the admission service at url, signing with the
 // key in keyFile, made (with keyFile+".pub") on first use, each review
 // bounded by timeout.
-func remoteAdmission(url, keyFile string, timeout time.Duration) (registry.Admission, error) {
+func remoteAdmission(adm admissionFlags) (registry.Admission, error) {
+	keyFile := adm.keyFile
 	if keyFile == "" {
 		return registry.Admission{}, errors.New("--admission-url needs --admission-identity-key-file")
 	}
@@ -88,5 +97,5 @@ func remoteAdmission(url, keyFile string, timeout time.Duration) (registry.Admis
 	if err != nil {
 		return registry.Admission{}, err
 	}
-	return registry.RemoteAdmission(registry.RemoteAdmissionConfig{URL: url, Key: key, Timeout: timeout})
+	return registry.RemoteAdmission(registry.RemoteAdmissionConfig{URL: adm.url, Key: key, CAFile: adm.caFile, Timeout: adm.timeout})
 }

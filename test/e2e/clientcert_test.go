@@ -2,16 +2,7 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
-	"math/big"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,72 +17,6 @@ import (
 
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
-
-// certAuthority signs client certificates, as a cluster's client CA does.
-type certAuthority struct {
-	key  *ecdsa.PrivateKey
-	cert *x509.Certificate
-}
-
-func newCertAuthority(t *testing.T, name string) *certAuthority {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &certAuthority{key: key, cert: cert}
-}
-
-// file writes the CA's certificate as PEM and returns its path.
-func (ca *certAuthority) file(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "client-ca.crt")
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// issue signs a client certificate for user in groups, and returns it
-// and its key as PEM, as a kubeconfig carries them.
-func (ca *certAuthority) issue(t *testing.T, user string, groups ...string) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: user, Organization: groups},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-}
-
-func newKey(t *testing.T) *ecdsa.PrivateKey {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
 
 // aggregatorClientset is client-go against the aggregator, trusting its
 // CA, with what creds sets (a token or a client certificate).
@@ -115,12 +40,12 @@ func withCert(certPEM, keyPEM []byte) func(*rest.Config) {
 // authorized like any user (denied, then allowed by a group binding), and
 // a certificate from another CA is refused.
 func TestClientCertificateThroughAggregator(t *testing.T) {
-	ca := newCertAuthority(t, "e2e-client-ca")
+	ca := framework.NewCertAuthority(t, "e2e-client-ca")
 	s := framework.StartStack(t, framework.StackOptions{Args: map[string][]string{
-		framework.StageAggregator: {"--client-ca-file", ca.file(t)},
+		framework.StageAggregator: {"--client-ca-file", ca.File(t)},
 	}})
 	agg := s.Aggregator
-	alice := aggregatorClientset(t, agg, withCert(ca.issue(t, "alice", "team-a")))
+	alice := aggregatorClientset(t, agg, withCert(ca.Issue(t, "alice", "team-a")))
 	admin := s.Client(t, s.AdminToken)
 
 	review, err := alice.AuthenticationV1().SelfSubjectReviews().Create(ctx(t), &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
@@ -150,7 +75,7 @@ func TestClientCertificateThroughAggregator(t *testing.T) {
 		t.Fatalf("alice listing configmaps after the group's RoleBinding: %v", err)
 	}
 
-	mallory := aggregatorClientset(t, agg, withCert(newCertAuthority(t, "other-ca").issue(t, "mallory", "team-a")))
+	mallory := aggregatorClientset(t, agg, withCert(framework.NewCertAuthority(t, "other-ca").Issue(t, "mallory", "team-a")))
 	_, err = mallory.CoreV1().ConfigMaps("default").List(ctx(t), metav1.ListOptions{})
 	// The handshake fails on the server's side; with TLS 1.3 the client
 	// may learn it as the alert or as a broken connection, but never as

@@ -2,15 +2,14 @@ package aggregator
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // The client-certificate authenticator lives here rather than in pkg/authn
@@ -27,25 +26,12 @@ func serverTLSConfig(cfg Config, cert tls.Certificate) (*tls.Config, error) {
 	if cfg.ClientCAFile == "" {
 		return c, nil
 	}
-	pool, err := loadCertPool(cfg.ClientCAFile)
+	pool, err := serve.CertPool(cfg.ClientCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: client CA: %w", ErrInvalidConfig, err)
 	}
 	c.ClientAuth, c.ClientCAs = tls.VerifyClientCertIfGiven, pool
 	return c, nil
-}
-
-// loadCertPool reads a PEM bundle of CA certificates.
-func loadCertPool(file string) (*x509.CertPool, error) {
-	pemBytes, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pemBytes) {
-		return nil, fmt.Errorf("%s holds no certificate", file)
-	}
-	return pool, nil
 }
 
 // withAuthentication authenticates as kube's union does: a verified client

@@ -2,15 +2,13 @@ package aggregator
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 )
@@ -56,22 +54,13 @@ func startUpstreams(ctx context.Context, cfg Config) (map[string]*upstream.Upstr
 	return ups, nil
 }
 
-// upstreamTransport is Go's default transport, trusting caFile's
-// certificates when given.
+// upstreamTransport is the transport services call each other with,
+// trusting caFile's certificates when given.
 func upstreamTransport(caFile string) (*http.Transport, error) {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	if caFile == "" {
-		return t, nil
-	}
-	pemBytes, err := os.ReadFile(caFile)
+	t, err := serve.ClientTransport(caFile)
 	if err != nil {
-		return nil, fmt.Errorf("%w: upstream CA: %w", ErrInvalidConfig, err)
+		return nil, fmt.Errorf("%w: upstream %w", ErrInvalidConfig, err)
 	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pemBytes) {
-		return nil, fmt.Errorf("%w: upstream CA %s holds no certificate", ErrInvalidConfig, caFile)
-	}
-	t.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	return t, nil
 }
 

@@ -3,12 +3,14 @@ package registry
 import (
 	"crypto"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // Admission are the two admission stages of every write (create, update,
@@ -35,9 +37,10 @@ type RemoteAdmissionConfig struct {
 	// admission.RegistryIssuer, audience admission.Audience, which the
 	// admission service checks with the public half. Required.
 	Key crypto.Signer
-	// Transport carries the calls (TLS settings); nil is Go's default,
-	// keeping as many idle connections as writes run at once.
+	// Transport carries the calls; nil is serve.ClientTransport, trusting
+	// CAFile's certificates (the system's when empty) for an https URL.
 	Transport http.RoundTripper
+	CAFile    string
 	// Timeout bounds each review; zero is admission.DefaultWebhookTimeout.
 	Timeout time.Duration
 }
@@ -60,7 +63,11 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 	}
 	transport := cfg.Transport
 	if transport == nil {
-		transport = admissionTransport()
+		t, err := serve.ClientTransport(cfg.CAFile)
+		if err != nil {
+			return Admission{}, fmt.Errorf("admission %w", err)
+		}
+		transport = t
 	}
 	client := &http.Client{Transport: signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience)}
 	base := strings.TrimSuffix(cfg.URL, "/")
@@ -80,14 +87,4 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 		Mutating:   admission.Filter(admission.Mutating(mutating), rules.Mutating),
 		Validating: admission.Filter(validating, rules.Validating),
 	}, nil
-}
-
-// admissionTransport is Go's default transport with an idle pool as large
-// as the writes in flight: with its default of two idle connections per
-// host, concurrent writes would open (and leave in TIME_WAIT) a connection
-// per review.
-func admissionTransport() http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 256
-	return t
 }

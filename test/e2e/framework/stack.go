@@ -13,7 +13,6 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 )
@@ -34,6 +33,9 @@ type StackOptions struct {
 	// Users are extra lines of the aggregator's token file
 	// (token,user,uid,"group1,group2").
 	Users []string
+	// TLS makes every hop between the services HTTPS, with certificates
+	// from a CA of the test's own, as deploys run them.
+	TLS bool
 }
 
 // Stack is the whole split composition of hack/run.sh, started by a test:
@@ -63,6 +65,7 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	for _, name := range []string{StageRegistry, StageAuthn, StageAuthz, StageAdmission} {
 		s.Addr[name] = FreeLoopbackAddress(t)
 	}
+	scheme, tlsArgs := s.hopTLS(t, opts.TLS)
 	aggKey, aggPub := filepath.Join(dir, "aggregator.key"), filepath.Join(dir, "aggregator.pub")
 	if err := identity.GenerateKeyFiles(aggKey, aggPub); err != nil {
 		t.Fatal(err)
@@ -70,15 +73,16 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	tokens, own := s.writeTokens(t, dir, opts.Users)
 	s.Aggregator = StartAggregator(t, append([]string{
 		"--identity-key-file", aggKey, "--token-auth-file", tokens, "--authorization-mode", "Webhook",
-		"--registry-url", "http://" + s.Addr[StageRegistry], "--authn-url", "http://" + s.Addr[StageAuthn],
-		"--authz-url", "http://" + s.Addr[StageAuthz],
-	}, opts.Args[StageAggregator]...)...)
+		"--registry-url", scheme + s.Addr[StageRegistry], "--authn-url", scheme + s.Addr[StageAuthn],
+		"--authz-url", scheme + s.Addr[StageAuthz],
+	}, append(tlsArgs.client("--upstream-ca-file"), opts.Args[StageAggregator]...)...)...)
 	admissionKey := filepath.Join(dir, "registry-admission.key")
 	if err := identity.GenerateKeyFiles(admissionKey, admissionKey+".pub"); err != nil {
 		t.Fatal(err)
 	}
 	s.args[StageRegistry] = []string{"--etcd-servers", s.Etcd.Endpoint, "--identity-public-key-file", aggPub,
-		"--admission-url", "http://" + s.Addr[StageAdmission], "--admission-identity-key-file", admissionKey}
+		"--admission-url", scheme + s.Addr[StageAdmission], "--admission-identity-key-file", admissionKey}
+	s.args[StageRegistry] = append(s.args[StageRegistry], tlsArgs.client("--admission-ca-file")...)
 	// authn knows the token file too, so that a TokenReview of a static
 	// token (a webhook client's, kube's own components') says who it is.
 	s.args[StageAuthn] = []string{"--identity-public-key-file", aggPub, "--cert-dir", filepath.Join(dir, "authn"), "--token-auth-file", tokens,
@@ -88,11 +92,38 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	s.args[StageAdmission] = []string{"--identity-public-key-file", admissionKey + ".pub",
 		"--kubeconfig", s.Aggregator.Kubeconfig(t, "admission", own[StageAdmission])}
 	for _, name := range []string{StageRegistry, StageAuthn, StageAuthz, StageAdmission} {
-		s.args[name] = append(append([]string{"--bind-address", s.Addr[name]}, s.args[name]...), opts.Args[name]...)
+		s.args[name] = append(append(append([]string{"--bind-address", s.Addr[name]}, s.args[name]...), tlsArgs.serving...), opts.Args[name]...)
 		s.Start(t, name)
 	}
 	s.WaitReady(t, 90*time.Second)
 	return s
+}
+
+// hopTLS is the scheme of the hops between services and the flags that
+// make them HTTPS: every backend serves one certificate of a CA of the
+// test's own, which its callers trust.
+func (s *Stack) hopTLS(t testing.TB, on bool) (string, hopFlags) {
+	t.Helper()
+	if !on {
+		return "http://", hopFlags{}
+	}
+	ca := NewCertAuthority(t, "kubesplit-e2e-services")
+	cert, key := ca.Serving(t)
+	return "https://", hopFlags{ca: ca.File(t), serving: []string{"--tls-cert-file", cert, "--tls-private-key-file", key}}
+}
+
+// hopFlags are the TLS flags of a stack's backends and their callers.
+type hopFlags struct {
+	ca      string
+	serving []string
+}
+
+// client is flag naming the CA file, or nothing without TLS.
+func (f hopFlags) client(flag string) []string {
+	if f.ca == "" {
+		return nil
+	}
+	return []string{flag, f.ca}
 }
 
 // writeTokens writes the token file: the admin, each stage's own
@@ -177,11 +208,7 @@ func (s *Stack) answers(c *http.Client, path, token string) bool {
 // (anonymous when empty).
 func (s *Stack) RESTConfig(t testing.TB, token string) *rest.Config {
 	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Aggregator.Kubeconfig(t, "client-"+token, token))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return &rest.Config{Host: s.Aggregator.URL, BearerToken: token, TLSClientConfig: rest.TLSClientConfig{CAFile: s.Aggregator.CAFile}}
 }
 
 // Client is a clientset for the aggregator with token.
