@@ -70,6 +70,13 @@ KC
   run_load "registry alone" "$dir/kubeconfig" "$pid"
 }
 
+# bench_tokens <dir>: the stack's tokens and the bench user's, in group
+# bench.
+bench_tokens() {
+  stack_tokens "$1"
+  echo "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'),bench,bench,\"bench\"" >>"$1/tokens.csv"
+}
+
 # bench_user <dir> <url> <ca>: a user of its own, cluster-admin through a
 # ClusterRoleBinding (so authz decides, as for any user), and its
 # kubeconfig at <dir>/bench.kubeconfig.
@@ -82,8 +89,7 @@ bench_split() {
   local dir=$OUT/split
   rm -rf "$dir"; mkdir -p "$dir"
   start_etcd "$OUT/split-etcd"
-  stack_tokens "$dir"
-  echo "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'),bench,bench,\"bench\"" >>"$dir/tokens.csv"
+  bench_tokens "$dir"
   local first=${#pids[@]}
   stack_start "$dir" 16443 --etcd-servers "$ETCD" --disable-controllers
   bench_user "$dir" https://127.0.0.1:16443 "$dir/aggregator/ca.crt"
@@ -94,8 +100,7 @@ bench_fused() {
   local dir=$OUT/fused
   rm -rf "$dir"; mkdir -p "$dir"
   start_etcd "$OUT/fused-etcd"
-  stack_tokens "$dir"
-  echo "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'),bench,bench,\"bench\"" >>"$dir/tokens.csv"
+  bench_tokens "$dir"
   "$BIN/kubesplit" --bind-address 127.0.0.1:16453 --cert-dir "$dir/certs" --etcd-servers "$ETCD" --disable-controllers \
     --token-auth-file "$dir/tokens.csv" --address-file "$dir/addr" >"$dir/log" 2>&1 &
   pids+=($!)

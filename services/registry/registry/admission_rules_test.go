@@ -96,14 +96,24 @@ func (s *rulesAdmission) take() []string {
 }
 
 // startWithRules starts a registry whose remote admission is svc, and
-// waits for the system namespaces it creates through admission.
+// forgets the reviews of its bootstrap.
 func startWithRules(t *testing.T, svc *rulesAdmission, privFile string) kubernetes.Interface {
+	t.Helper()
+	_, c := startWithAdmission(t, svc.srv.URL, privFile)
+	svc.take()
+	return c
+}
+
+// startWithAdmission starts a registry whose remote admission is at url,
+// signing with privFile's key, and waits for its bootstrap, which goes
+// through admission: the system namespaces, then kube's default policy.
+func startWithAdmission(t *testing.T, url, privFile string) (*Server, kubernetes.Interface) {
 	t.Helper()
 	key, err := identity.LoadPrivateKey(privFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := RemoteAdmission(RemoteAdmissionConfig{URL: svc.srv.URL, Key: key})
+	adm, err := RemoteAdmission(RemoteAdmissionConfig{URL: url, Key: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,8 +137,7 @@ func startWithRules(t *testing.T, svc *rulesAdmission, privFile string) kubernet
 	}); err != nil {
 		t.Fatalf("the bootstrap never finished: %v", err)
 	}
-	svc.take()
-	return c
+	return srv, c
 }
 
 func newPod(name string) *corev1.Pod {

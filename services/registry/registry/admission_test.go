@@ -9,17 +9,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
-	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
 // signedAdmission is an admission service that accepts only reviews
@@ -89,31 +84,10 @@ func TestRemoteAdmissionSignsReviews(t *testing.T) {
 	priv, pub := keyPair(t, dir, "registry.key")
 	_, otherPub := keyPair(t, dir, "other.key")
 	svc := newSignedAdmission(t, pub)
-	key, err := identity.LoadPrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	adm, err := RemoteAdmission(RemoteAdmissionConfig{URL: svc.srv.URL + "/", Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := Start(context.Background(), Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: t.TempDir(),
-		InsecureAllowUnauthenticated: true, DisableControllers: true, Admission: adm})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	c := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL()})
+	// The bootstrap's writes through admission are the first proof that
+	// it accepted the registry's signed reviews.
+	srv, c := startWithAdmission(t, svc.srv.URL+"/", priv)
 	ctx := context.Background()
-	// With remote admission the system namespaces are made in the
-	// background, through admission: their appearance is the first proof
-	// that it accepted the registry's signed reviews.
-	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := c.CoreV1().Namespaces().Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, nil
-	}); err != nil {
-		t.Fatalf("the system namespaces never appeared: %v", err)
-	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "default"}}
 	if _, err := c.CoreV1().ConfigMaps("default").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create through signed admission: %v", err)

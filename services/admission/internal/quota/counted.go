@@ -65,28 +65,38 @@ func (c counter) list(ctx context.Context, ns string) ([]runtime.Object, error) 
 }
 
 func listPVCs(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
-	return func(ctx context.Context, ns string) ([]runtime.Object, error) {
+	return listLive(func(ctx context.Context, ns string) ([]corev1.PersistentVolumeClaim, error) {
 		l, err := client.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]runtime.Object, len(l.Items))
-		for i := range l.Items {
-			out[i] = &l.Items[i]
-		}
-		return out, nil
-	}
+		return l.Items, nil
+	})
 }
 
 func listRCs(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
-	return func(ctx context.Context, ns string) ([]runtime.Object, error) {
+	return listLive(func(ctx context.Context, ns string) ([]corev1.ReplicationController, error) {
 		l, err := client.CoreV1().ReplicationControllers(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]runtime.Object, len(l.Items))
-		for i := range l.Items {
-			out[i] = &l.Items[i]
+		return l.Items, nil
+	})
+}
+
+// listLive turns a typed list call into one of runtime.Objects.
+func listLive[T any, PT interface {
+	*T
+	runtime.Object
+}](list func(ctx context.Context, ns string) ([]T, error)) func(context.Context, string) ([]runtime.Object, error) {
+	return func(ctx context.Context, ns string) ([]runtime.Object, error) {
+		items, err := list(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]runtime.Object, len(items))
+		for i := range items {
+			out[i] = PT(&items[i])
 		}
 		return out, nil
 	}
