@@ -45,6 +45,9 @@ func TestRBACEscalationPrevention(t *testing.T) {
 
 	readConfigMaps := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}
 	readSecrets := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}
+	// Nothing eve may come to hold (the bind subtest gives her admin in
+	// the namespace, which reads secrets) grants this, so only escalate can.
+	readWidgets := rbacv1.PolicyRule{APIGroups: []string{"example.com"}, Resources: []string{"widgets"}, Verbs: []string{"get"}}
 	adminBinding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "eve-admin"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
@@ -83,14 +86,14 @@ func TestRBACEscalationPrevention(t *testing.T) {
 		})
 	})
 	t.Run("escalate", func(t *testing.T) {
-		_, refused := eve.RbacV1().Roles(ns).Create(ctx(t), role("secret-reader", readSecrets), metav1.CreateOptions{})
-		if !apierrors.IsForbidden(refused) {
-			t.Fatalf("eve granting get secrets before escalate: %v, want Forbidden", refused)
+		_, refused := eve.RbacV1().Roles(ns).Create(ctx(t), role("widget-reader", readWidgets), metav1.CreateOptions{})
+		if !apierrors.IsForbidden(refused) || !strings.Contains(refused.Error(), notHeld) {
+			t.Fatalf("eve granting get widgets before escalate: %v, want Forbidden: %s", refused, notHeld)
 		}
 		grant(t, admin, ns, "eve-escalate", rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName},
 			Resources: []string{"roles"}, Verbs: []string{"escalate"}})
-		untilEveMay(t, "grant get secrets with escalate", refused, func(c context.Context) error {
-			_, err := eve.RbacV1().Roles(ns).Create(c, role("secret-reader", readSecrets), metav1.CreateOptions{})
+		untilEveMay(t, "grant get widgets with escalate", refused, func(c context.Context) error {
+			_, err := eve.RbacV1().Roles(ns).Create(c, role("widget-reader", readWidgets), metav1.CreateOptions{})
 			return err
 		})
 	})
