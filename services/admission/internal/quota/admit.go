@@ -53,6 +53,11 @@ func (p *Plugin) handles(a *admission.Attributes) bool {
 	if a.Namespace == "" || a.SubResource != "" {
 		return false
 	}
+	// A namespace's requests carry its own name as their namespace, but
+	// it is not content of itself: kube's plugin lets it through too.
+	if a.Resource.Group == "" && a.Resource.Resource == "namespaces" {
+		return false
+	}
 	switch a.Operation {
 	case admissionv1.Create:
 		return true

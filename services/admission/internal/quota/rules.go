@@ -13,10 +13,6 @@ import (
 func Rules() admission.Rules {
 	return admission.Rules{Validating: []admission.Rule{
 		plugin.Namespaced(plugin.Rule("*", []string{"*"}, admissionregistrationv1.Create)),
-		// A namespace's requests carry its name as their namespace, so
-		// handles takes its creation for a namespaced create (kube's
-		// plugin skips it); a Namespaced rule does not match it.
-		plugin.Rule("", []string{"namespaces"}, admissionregistrationv1.Create),
 		plugin.Namespaced(plugin.Rule("", []string{podsResource.Resource, servicesResource.Resource, pvcsResource.Resource}, admissionregistrationv1.Update)),
 	}}
 }
