@@ -84,12 +84,17 @@ func authnRecognises(t *testing.T, an *framework.Authn, signer *identity.Signer,
 	return review.Status.Authenticated
 }
 
-// pollUntil calls cond until it holds or timeout passes, and tells which.
+// pollUntil calls cond every 10ms until it holds or timeout passes, and
+// tells which.
 func pollUntil(timeout time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout)
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-deadline:
 			return false
+		case <-tick.C:
 		}
 	}
 	return true
