@@ -3,8 +3,6 @@ package admission
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -16,22 +14,9 @@ import (
 // zero; it is kube's default timeoutSeconds for admission webhooks.
 const DefaultWebhookTimeout = webhook.DefaultTimeout
 
-// WebhookConfig configures a WebhookClient.
-type WebhookConfig struct {
-	// URL is the full address reviews are POSTed to, path included, as in
-	// a webhook configuration's clientConfig.url. Required; http or https.
-	URL string
-
-	// HTTPClient carries the calls, with whatever TLS and credentials the
-	// hop needs; see webhook.Config.HTTPClient (nil is Go's default
-	// transport, and redirects are never followed).
-	HTTPClient *http.Client
-
-	// Timeout bounds each review, whatever the caller's context allows.
-	// Zero means DefaultWebhookTimeout. A review that times out is an
-	// error, never an allow.
-	Timeout time.Duration
-}
+// WebhookConfig configures a WebhookClient: the webhook's full URL (path
+// included), the HTTP client carrying the calls, and the bound on each.
+type WebhookConfig = webhook.Config
 
 // WebhookClient is an Admitter that asks a remote AdmissionReview webhook,
 // such as NewAdmissionReviewHandler or any webhook kube-apiserver could
@@ -50,9 +35,7 @@ var _ Admitter = (*WebhookClient)(nil)
 
 // NewWebhookClient validates cfg and returns a client.
 func NewWebhookClient(cfg WebhookConfig) (*WebhookClient, error) {
-	c, err := webhook.NewClient(webhook.Config{
-		URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, MaxResponseBytes: MaxReviewBytes,
-	})
+	c, err := webhook.NewClient(cfg, MaxReviewBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // testTokens is the static token file most tests use.
@@ -72,7 +74,7 @@ func newRemote(t *testing.T, a Authenticator) *WebhookClient {
 	t.Helper()
 	srv := httptest.NewServer(NewTokenReviewHandler(a))
 	t.Cleanup(srv.Close)
-	c, err := NewWebhookClient(WebhookConfig{URL: srv.URL + TokenReviewPath, HTTPClient: srv.Client(), Timeout: 5 * time.Second})
+	c, err := NewWebhookClient(WebhookConfig{Config: webhook.Config{URL: srv.URL + TokenReviewPath, HTTPClient: srv.Client(), Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatalf("NewWebhookClient: %v", err)
 	}

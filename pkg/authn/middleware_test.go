@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // serve sends one GET with the given Authorization headers through h.
@@ -50,7 +52,7 @@ func TestMiddlewareFailsClosedWhenWebhookDown(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL + TokenReviewPath
 	srv.Close()
-	c, err := NewWebhookClient(WebhookConfig{URL: url, Timeout: 5 * time.Second})
+	c, err := NewWebhookClient(WebhookConfig{Config: webhook.Config{URL: url, Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestMiddlewareFailsClosedOnWebhookTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, err := NewWebhookClient(WebhookConfig{URL: srv.URL, Timeout: 50 * time.Millisecond})
+	c, err := NewWebhookClient(WebhookConfig{Config: webhook.Config{URL: srv.URL, Timeout: 50 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package authn
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,18 +16,13 @@ const DefaultWebhookTimeout = webhook.DefaultTimeout
 
 // WebhookConfig configures NewWebhookClient.
 type WebhookConfig struct {
-	// URL is where TokenReviews are POSTed, path included, as in the server
-	// field of kube's webhook kubeconfig; for a kubesplit authn service,
-	// https://<host>/apis/authentication.k8s.io/v1/tokenreviews. Required.
-	URL string
-	// HTTPClient sends the reviews; it carries the TLS configuration and the
-	// client's own credentials (a client certificate or a bearer-token
-	// transport). See webhook.Config.HTTPClient: nil is Go's default
-	// transport, and redirects are never followed.
-	HTTPClient *http.Client
-	// Timeout bounds each review; zero means DefaultWebhookTimeout. A review
-	// that times out is an error, never a pass.
-	Timeout time.Duration
+	// Config is the webhook: URL is where TokenReviews are POSTed, path
+	// included, as in the server field of kube's webhook kubeconfig (for
+	// a kubesplit authn service,
+	// https://<host>/apis/authentication.k8s.io/v1/tokenreviews); its
+	// HTTPClient carries the TLS configuration and the client's own
+	// credentials. A review that times out is an error, never a pass.
+	webhook.Config
 	// ImplicitAudiences are what an authenticated answer with no
 	// status.audiences stands for (the webhook's own API audiences). When
 	// empty, such an answer is taken as audience-agnostic: valid for this
@@ -50,9 +43,7 @@ var _ Authenticator = (*WebhookClient)(nil)
 
 // NewWebhookClient checks cfg and returns a client for it.
 func NewWebhookClient(cfg WebhookConfig) (*WebhookClient, error) {
-	c, err := webhook.NewClient(webhook.Config{
-		URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, MaxResponseBytes: MaxTokenReviewBytes,
-	})
+	c, err := webhook.NewClient(cfg.Config, MaxTokenReviewBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

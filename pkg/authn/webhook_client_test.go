@@ -14,6 +14,8 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // seen is what a test webhook received last.
@@ -43,7 +45,7 @@ func answering(t *testing.T, code int, body string) (*WebhookClient, *seen) {
 		_, _ = io.WriteString(w, body)
 	}))
 	t.Cleanup(srv.Close)
-	c, err := NewWebhookClient(WebhookConfig{URL: srv.URL + "/authn", Timeout: 5 * time.Second, ImplicitAudiences: []string{"implied"}})
+	c, err := NewWebhookClient(WebhookConfig{Config: webhook.Config{URL: srv.URL + "/authn", Timeout: 5 * time.Second}, ImplicitAudiences: []string{"implied"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,7 @@ func TestWebhookClientTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	c, err := NewWebhookClient(WebhookConfig{URL: srv.URL, Timeout: 20 * time.Millisecond})
+	c, err := NewWebhookClient(WebhookConfig{Config: webhook.Config{URL: srv.URL, Timeout: 20 * time.Millisecond}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,14 +171,14 @@ func TestWebhookClientEmptyTokenMakesNoCall(t *testing.T) {
 }
 
 func TestNewWebhookClientValidates(t *testing.T) {
-	for _, cfg := range []WebhookConfig{
+	for _, cfg := range []webhook.Config{
 		{},
 		{URL: "authn:8443/tokenreviews"},
 		{URL: "ftp://authn/tokenreviews"},
 		{URL: "https://"},
 		{URL: "https://authn", Timeout: -time.Second},
 	} {
-		if _, err := NewWebhookClient(cfg); !errors.Is(err, ErrInvalidConfig) {
+		if _, err := NewWebhookClient(WebhookConfig{Config: cfg}); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%+v: error %v, want ErrInvalidConfig", cfg, err)
 		}
 	}

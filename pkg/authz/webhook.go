@@ -3,9 +3,7 @@ package authz
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strconv"
-	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 
@@ -19,22 +17,9 @@ const DefaultWebhookTimeout = webhook.DefaultTimeout
 // maxAnswerBytes bounds how much of an answer the client reads.
 const maxAnswerBytes = 1 << 20
 
-// WebhookConfig configures a WebhookClient.
-type WebhookConfig struct {
-	// URL is the full address reviews are POSTed to, for example
-	// https://authz:8443/apis/authorization.k8s.io/v1/subjectaccessreviews.
-	// Required; http or https.
-	URL string
-
-	// HTTPClient carries the calls, with whatever TLS and credentials the
-	// hop needs; see webhook.Config.HTTPClient (nil is Go's default
-	// transport, and redirects are never followed).
-	HTTPClient *http.Client
-
-	// Timeout bounds each review, whatever the caller's context allows.
-	// Zero means DefaultWebhookTimeout.
-	Timeout time.Duration
-}
+// WebhookConfig configures a WebhookClient: the webhook's full URL (path
+// included), the HTTP client carrying the calls, and the bound on each.
+type WebhookConfig = webhook.Config
 
 // WebhookClient is an Authorizer that asks a remote SubjectAccessReview
 // webhook, such as NewSubjectAccessReviewHandler or any webhook
@@ -49,9 +34,7 @@ var _ Authorizer = (*WebhookClient)(nil)
 
 // NewWebhookClient validates cfg and returns a client.
 func NewWebhookClient(cfg WebhookConfig) (*WebhookClient, error) {
-	c, err := webhook.NewClient(webhook.Config{
-		URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, MaxResponseBytes: maxAnswerBytes,
-	})
+	c, err := webhook.NewClient(cfg, maxAnswerBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

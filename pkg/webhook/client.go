@@ -11,11 +11,13 @@ import (
 // kube-apiserver's default for its webhooks.
 const DefaultTimeout = 10 * time.Second
 
-// DefaultMaxResponseBytes bounds an answer when Config.MaxResponseBytes is
-// zero: kube-apiserver's limit for a whole request.
+// DefaultMaxResponseBytes bounds an answer when NewClient is given zero:
+// kube-apiserver's limit for a whole request.
 const DefaultMaxResponseBytes = 3 << 20
 
-// Config configures NewClient.
+// Config is where a webhook is and how to call it: what every stage's
+// webhook client is configured with (authz and admission use it as their
+// WebhookConfig, authn adds its audiences to it).
 type Config struct {
 	// URL is the full address requests are POSTed to, path included.
 	// Required; http or https.
@@ -25,12 +27,10 @@ type Config struct {
 	// followed, whichever client: a redirected POST comes back as a GET,
 	// which some other endpoint could answer.
 	HTTPClient *http.Client
-	// Timeout bounds each call, whatever the caller's context allows.
-	// Zero means DefaultTimeout.
+	// Timeout bounds each call, whatever the caller's context allows; a
+	// call that times out is an error, never an answer. Zero means
+	// DefaultTimeout.
 	Timeout time.Duration
-	// MaxResponseBytes bounds how much of an answer is read. Zero means
-	// DefaultMaxResponseBytes.
-	MaxResponseBytes int64
 }
 
 // Client POSTs JSON requests to one webhook and decodes its answers.
@@ -41,8 +41,10 @@ type Client struct {
 	maxBytes int64
 }
 
-// NewClient validates cfg and returns a client for it.
-func NewClient(cfg Config) (*Client, error) {
+// NewClient validates cfg and returns a client for it that reads at most
+// maxResponseBytes of an answer (zero means DefaultMaxResponseBytes): the
+// limit is the protocol's, not the caller's.
+func NewClient(cfg Config, maxResponseBytes int64) (*Client, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%w: URL %q must be an absolute http or https URL", ErrInvalidConfig, cfg.URL)
@@ -50,10 +52,10 @@ func NewClient(cfg Config) (*Client, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("%w: negative timeout", ErrInvalidConfig)
 	}
-	if cfg.MaxResponseBytes < 0 {
+	if maxResponseBytes < 0 {
 		return nil, fmt.Errorf("%w: negative response size limit", ErrInvalidConfig)
 	}
-	c := &Client{url: u.String(), client: noRedirects(cfg.HTTPClient), timeout: cfg.Timeout, maxBytes: cfg.MaxResponseBytes}
+	c := &Client{url: u.String(), client: noRedirects(cfg.HTTPClient), timeout: cfg.Timeout, maxBytes: maxResponseBytes}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
 	}

@@ -36,7 +36,12 @@ func answering(code int, body string) http.Handler {
 
 func newClient(t *testing.T, cfg Config) *Client {
 	t.Helper()
-	c, err := NewClient(cfg)
+	return newClientLimited(t, cfg, 0)
+}
+
+func newClientLimited(t *testing.T, cfg Config, maxResponseBytes int64) *Client {
+	t.Helper()
+	c, err := NewClient(cfg, maxResponseBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +90,7 @@ func TestPostFailsClosed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newServer(t, c.h)
 			var got answer
-			_, err := newClient(t, Config{URL: srv.URL, MaxResponseBytes: 32}).Post(context.Background(), answer{}, &got)
+			_, err := newClientLimited(t, Config{URL: srv.URL}, 32).Post(context.Background(), answer{}, &got)
 			if !errors.Is(err, c.want) || got.Allowed {
 				t.Fatalf("got %+v, err %v; want %v", got, err, c.want)
 			}
@@ -144,11 +149,13 @@ func TestNewClientRejectsBadConfig(t *testing.T) {
 		{URL: "ftp://host/review"},
 		{URL: "https:///review"},
 		{URL: "https://host/review", Timeout: -time.Second},
-		{URL: "https://host/review", MaxResponseBytes: -1},
 	} {
-		if _, err := NewClient(cfg); !errors.Is(err, ErrInvalidConfig) {
+		if _, err := NewClient(cfg, 0); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%+v: err %v, want ErrInvalidConfig", cfg, err)
 		}
+	}
+	if _, err := NewClient(Config{URL: "https://host/review"}, -1); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("negative response limit: err %v, want ErrInvalidConfig", err)
 	}
 }
 

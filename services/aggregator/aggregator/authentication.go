@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // newAuthenticator is the union of the local token file and the authn
@@ -29,10 +30,10 @@ func newAuthenticator(cfg Config, authnClient *http.Client, revs *revisionFollow
 		if revs == nil {
 			return nil, fmt.Errorf("%w: the authn upstream has no revision follower", ErrInvalidConfig)
 		}
-		wc, err := authn.NewWebhookClient(authn.WebhookConfig{
+		wc, err := authn.NewWebhookClient(authn.WebhookConfig{Config: webhook.Config{
 			URL:        upstreamPlaceholder(authnUpstream) + authn.TokenReviewPath,
 			HTTPClient: authnClient,
-		})
+		}})
 		if err != nil {
 			return nil, err
 		}

@@ -72,7 +72,7 @@ func withClientCert(c *http.Client, cert tls.Certificate) *http.Client {
 
 // TestClientCertificates: a verified certificate is its CN with its O as
 // groups, before any token; a certificate without CN leaves it to the
-// token; one from another CA, or not for client auth, fails the handshake.
+// token; one from another CA, or not for client auth, is refused.
 func TestClientCertificates(t *testing.T) {
 	dir := prepareKey(t)
 	reg := backend(t, dir, registryUpstream, nil)
@@ -118,10 +118,16 @@ func TestClientCertificates(t *testing.T) {
 		"another CA":      newTestCA(t).issue(t, pkix.Name{CommonName: "mallory"}, x509.ExtKeyUsageClientAuth),
 		"not client auth": ca.issue(t, pkix.Name{CommonName: "server"}, x509.ExtKeyUsageServerAuth),
 	} {
+		// Refused either way: the server fails the handshake, or, when the
+		// client finds its certificate's issuer missing from the CAs the
+		// server asks for, Go's client sends none and the request is
+		// unauthenticated. Never an answer for the certificate's user.
 		resp, err := withClientCert(plain, cert).Get(url)
 		if err == nil {
 			resp.Body.Close()
-			t.Errorf("%s: served %d, want a failed handshake", name, resp.StatusCode)
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("%s: served %d, want a failed handshake or 401", name, resp.StatusCode)
+			}
 		}
 	}
 }
