@@ -3,8 +3,6 @@ package aggregator
 import (
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 )
@@ -83,14 +81,4 @@ func newAuthorizer(d modeDeps) (authz.Authorizer, error) {
 		list = append(list, a)
 	}
 	return authz.Chain(list...)
-}
-
-// modeNames lists the known modes, sorted, for error messages.
-func modeNames() string {
-	var names []string
-	for n := range authorizationModes {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ",")
 }

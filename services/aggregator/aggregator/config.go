@@ -152,16 +152,8 @@ func (cfg Config) validate() error {
 // validateModes checks the authorization modes as kube does: known names,
 // none twice, and Webhook only with an authz upstream to ask.
 func validateModes(modes []string, haveAuthz bool) error {
-	if len(modes) == 0 {
-		return fmt.Errorf("%w: no authorization mode", ErrInvalidConfig)
-	}
-	for i, m := range modes {
-		if _, ok := authorizationModes[m]; !ok {
-			return fmt.Errorf("%w: unknown authorization mode %q (known: %v)", ErrInvalidConfig, m, modeNames())
-		}
-		if slices.Contains(modes[:i], m) {
-			return fmt.Errorf("%w: authorization mode %q given twice", ErrInvalidConfig, m)
-		}
+	if err := authz.CheckModes(modes, authorizationModes); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	if slices.Contains(modes, ModeWebhook) && !haveAuthz {
 		return fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, ModeWebhook)

@@ -3,8 +3,6 @@ package authz
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/health"
@@ -86,16 +84,8 @@ func buildChain(ctx context.Context, cfg Config, feed *revision.Feed) (engines, 
 
 // validateModes checks the names as kube does: known, and none twice.
 func validateModes(modes []string) error {
-	if len(modes) == 0 {
-		return fmt.Errorf("%w: no authorization mode", ErrInvalidConfig)
-	}
-	for i, m := range modes {
-		if _, ok := authorizationModes[m]; !ok {
-			return fmt.Errorf("%w: unknown authorization mode %q (known: %s)", ErrInvalidConfig, m, modeNames())
-		}
-		if slices.Contains(modes[:i], m) {
-			return fmt.Errorf("%w: authorization mode %q given twice", ErrInvalidConfig, m)
-		}
+	if err := authz.CheckModes(modes, authorizationModes); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }
@@ -110,14 +100,4 @@ func newWebhookMode(_ context.Context, cfg Config, _ *revision.Feed) (mode, erro
 		return mode{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return mode{authorizer: wc}, nil
-}
-
-// modeNames lists the known modes, sorted, for error messages.
-func modeNames() string {
-	var names []string
-	for n := range authorizationModes {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ",")
 }
