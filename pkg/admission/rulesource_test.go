@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 // rulesServer serves whatever handler it currently holds on RulesPath and
@@ -176,11 +178,5 @@ func TestRulesHandler(t *testing.T) {
 // pollUntil waits up to 10 s for cond.
 func pollUntil(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, "the condition", cond)
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 // authnServiceToken is authn's own credential: it lists and watches
@@ -84,20 +86,10 @@ func authnRecognises(t *testing.T, an *framework.Authn, signer *identity.Signer,
 	return review.Status.Authenticated
 }
 
-// pollUntil calls cond every 10ms until it holds or timeout passes, and
-// tells which.
+// pollUntil calls cond every polltest.Interval until it holds or timeout
+// passes, and tells which.
 func pollUntil(timeout time.Duration, cond func() bool) bool {
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(timeout)
-	for !cond() {
-		select {
-		case <-deadline:
-			return false
-		case <-tick.C:
-		}
-	}
-	return true
+	return polltest.Within(timeout, cond)
 }
 
 // TestServiceAccountTokenLifecycle: a token from `kubectl create token`

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 // cluster is what the plugins see: the namespaces and service accounts of
@@ -48,17 +50,10 @@ func start(t *testing.T, cfg Config) *Server {
 // waitReady polls /readyz until it answers 200.
 func waitReady(t *testing.T, url string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	polltest.Until(t, 10*time.Second, "/readyz to pass", func() bool {
 		code, _ := do(t, http.MethodGet, url+"/readyz", nil)
-		if code == http.StatusOK {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz still %d", code)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return code == http.StatusOK
+	})
 }
 
 // do makes one request and returns the status and body.

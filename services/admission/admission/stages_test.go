@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 // stages are the registry's two admitters, in process or remote.
@@ -59,13 +61,7 @@ func TestStagesLocalAndRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(local.Close)
-	deadline := time.Now().Add(10 * time.Second)
-	for !local.Ready() {
-		if time.Now().After(deadline) {
-			t.Fatal("never ready")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	polltest.Until(t, 10*time.Second, "the plugins' informers", local.Ready)
 	if pkgadmission.PhaseOf(local.Mutating()) != pkgadmission.PhaseMutating || pkgadmission.PhaseOf(local.Validating()) != pkgadmission.PhaseValidating {
 		t.Fatal("Local's admitters are not marked with their phases")
 	}

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 // The stages of the split stack, as Stack names them.
@@ -175,16 +177,9 @@ func (s *Stack) Logs(name string) string { return s.procs[name].logs.String() }
 func (s *Stack) WaitReady(t testing.TB, timeout time.Duration) {
 	t.Helper()
 	c := s.HTTPClient(t)
-	deadline := time.Now().Add(timeout)
-	for {
-		if s.answers(c, "/readyz", "") && s.answers(c, "/api/v1/namespaces/kube-system", s.AdminToken) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stack not ready after %v", timeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	polltest.Until(t, timeout, "the stack to be ready", func() bool {
+		return s.answers(c, "/readyz", "") && s.answers(c, "/api/v1/namespaces/kube-system", s.AdminToken)
+	})
 }
 
 // answers reports whether a GET of path with token is a 200.

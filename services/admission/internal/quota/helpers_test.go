@@ -25,6 +25,8 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 const testNS = "team"
@@ -68,13 +70,7 @@ func setup(t *testing.T, client kubernetes.Interface, runController bool) admiss
 // eventually polls cond until it holds or a deadline passes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	polltest.Until(t, 5*time.Second, what, cond)
 }
 
 func rl(kv ...string) corev1.ResourceList {
