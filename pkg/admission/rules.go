@@ -13,8 +13,28 @@ import (
 const RulesPath = "/admission/v1/rules"
 
 // Rule is one set of requests an admitter wants to be asked about, as a
-// webhook configuration's rules say it in kube.
-type Rule = admissionregistrationv1.RuleWithOperations
+// webhook configuration's rules say it in kube, optionally narrowed by the
+// state of the request's namespace, which only the caller (the registry,
+// which owns that state) can check at the moment of the write.
+type Rule struct {
+	admissionregistrationv1.RuleWithOperations
+
+	// Namespace, when set, narrows the rule to requests in namespaces in
+	// the state it describes. Callers that cannot check it treat the rule
+	// as if it were not set (they ask about more, never less).
+	Namespace *NamespaceCondition `json:"namespace,omitempty"`
+}
+
+// NamespaceCondition is a state of the request's namespace; a namespace is
+// in it when it satisfies every field that is set.
+type NamespaceCondition struct {
+	// Phases: the namespace is in one of these phases (Terminating, to
+	// refuse new objects in a namespace being deleted).
+	Phases []string `json:"phases,omitempty"`
+	// Holding: the namespace holds at least one object of one of these
+	// resources (resourcequotas, for a plugin that charges quotas).
+	Holding []metav1.GroupResource `json:"holding,omitempty"`
+}
 
 // Rules are the requests each phase wants, as the rules of kube's mutating
 // and validating webhook configurations: a request no rule of a phase

@@ -9,7 +9,8 @@ import (
 )
 
 func rule(operations []admissionregistrationv1.OperationType, groups, versions, resources []string, scope admissionregistrationv1.ScopeType) Rule {
-	r := Rule{Operations: operations, Rule: admissionregistrationv1.Rule{APIGroups: groups, APIVersions: versions, Resources: resources}}
+	r := Rule{RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: operations,
+		Rule: admissionregistrationv1.Rule{APIGroups: groups, APIVersions: versions, Resources: resources}}}
 	if scope != "" {
 		r.Scope = &scope
 	}

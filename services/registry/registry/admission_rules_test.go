@@ -26,10 +26,10 @@ import (
 
 // podCreateRules say both phases want pod creates only.
 func podCreateRules() admission.Rules {
-	r := []admission.Rule{{
+	r := []admission.Rule{{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
 		Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}},
-	}}
+	}}}
 	return admission.Rules{Mutating: r, Validating: r}
 }
 

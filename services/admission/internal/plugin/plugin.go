@@ -77,3 +77,11 @@ func Joined(phases PhasesConstructor) Constructor {
 		return admission.Chain(admission.Mutating(m), v)
 	}
 }
+
+// DynamicRules is implemented by the admitter of a plugin whose rules
+// follow objects in the cluster (webhook configurations, admission
+// policies): the service publishes what CurrentRules returns at each fetch
+// of its rules, in place of the registration's static ones.
+type DynamicRules interface {
+	CurrentRules() admission.Rules
+}

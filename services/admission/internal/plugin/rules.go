@@ -9,12 +9,12 @@ import (
 // Rule is a webhook rule for ops on resources of group, in any version:
 // plugins look at group and resource, never at the version.
 func Rule(group string, resources []string, ops ...admissionregistrationv1.OperationType) admission.Rule {
-	return admission.Rule{
+	return admission.Rule{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 		Operations: ops,
 		Rule: admissionregistrationv1.Rule{
 			APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources,
 		},
-	}
+	}}
 }
 
 // Namespaced narrows r to namespaced objects, as a webhook rule's
