@@ -30,6 +30,13 @@ func main() {
 	fs.StringVar(&cfg.UpstreamCAFile, "upstream-ca-file", "", "CA certificates upstreams' https certificates chain to; empty means the system's")
 	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "",
 		"PEM bundle of CAs signing client certificates; a verified certificate authenticates as its CN, with its O as groups")
+	fs.StringVar(&cfg.ProxyClientCertFile, "proxy-client-cert-file", "",
+		"client certificate presented to APIService backends; empty generates <cert-dir>/front-proxy-client.crt with its CA, front-proxy-ca.crt")
+	fs.StringVar(&cfg.ProxyClientKeyFile, "proxy-client-key-file", "", "private key of --proxy-client-cert-file")
+	fs.StringVar(&cfg.RequestHeaderClientCAFile, "requestheader-client-ca-file", "",
+		"CA that signed --proxy-client-cert-file, published in kube-system/extension-apiserver-authentication")
+	fs.StringSliceVar(&cfg.RequestHeaderAllowedNames, "requestheader-allowed-names", nil,
+		"common names of proxy client certificates extension servers accept (published); empty means front-proxy-client for a generated certificate, any otherwise")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "static token file checked in the aggregator itself, before any authn service")
 	fs.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous, to be authorized like anyone")
 	fs.StringSliceVar(&cfg.AuthorizationMode, "authorization-mode", []string{aggregator.ModeWebhook},

@@ -69,6 +69,24 @@ type Config struct {
 	// UpstreamCAFile, when set, holds the CA certificates that upstreams'
 	// https serving certificates must chain to; empty means the system's.
 	UpstreamCAFile string
+	// ProxyClientCertFile and ProxyClientKeyFile are the client
+	// certificate the aggregator presents to APIService backends
+	// (--proxy-client-cert-file, --proxy-client-key-file), which check it
+	// before believing the X-Remote-* headers. Both empty means
+	// CertDir/front-proxy-client.crt and .key, generated on the first
+	// start with the CA that signs them, CertDir/front-proxy-ca.crt.
+	ProxyClientCertFile, ProxyClientKeyFile string
+	// RequestHeaderClientCAFile is the CA that signed ProxyClientCertFile
+	// (--requestheader-client-ca-file), published for extension servers in
+	// kube-system/extension-apiserver-authentication. Required with
+	// ProxyClientCertFile.
+	RequestHeaderClientCAFile string
+	// RequestHeaderAllowedNames are the common names of proxy client
+	// certificates extension servers are told to accept
+	// (--requestheader-allowed-names); nil means the generated
+	// certificate's ("front-proxy-client") when it is generated, and any
+	// name otherwise.
+	RequestHeaderAllowedNames []string
 	// ClientCAFile is a PEM bundle of the CAs that sign client
 	// certificates (--client-ca-file). When set, a client may present a
 	// certificate they sign: its common name is the user and its
@@ -141,7 +159,11 @@ func (cfg Config) validate() error {
 		return fmt.Errorf("%w: no registry upstream", ErrInvalidConfig)
 	case (cfg.TLSCertFile == "") != (cfg.TLSPrivateKeyFile == ""):
 		return fmt.Errorf("%w: TLS certificate and key must be given together", ErrInvalidConfig)
-	case cfg.CertDir == "" && (cfg.TLSCertFile == "" || cfg.IdentityKeyFile == ""):
+	case (cfg.ProxyClientCertFile == "") != (cfg.ProxyClientKeyFile == ""):
+		return fmt.Errorf("%w: proxy client certificate and key must be given together", ErrInvalidConfig)
+	case cfg.ProxyClientCertFile != "" && cfg.RequestHeaderClientCAFile == "":
+		return fmt.Errorf("%w: a proxy client certificate needs the requestheader client CA that signed it", ErrInvalidConfig)
+	case cfg.CertDir == "" && (cfg.TLSCertFile == "" || cfg.IdentityKeyFile == "" || cfg.ProxyClientCertFile == ""):
 		return fmt.Errorf("%w: a cert dir is needed to generate what is not given", ErrInvalidConfig)
 	case cfg.RequestTimeout < 0 || cfg.AuthenticationCacheTTL < 0 || cfg.AuthorizationCacheTTL < 0:
 		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)

@@ -29,6 +29,10 @@ func TestValidateRejects(t *testing.T) {
 		"mode twice":               func(c *Config) { c.AuthorizationMode = []string{ModeAlwaysDeny, ModeAlwaysDeny} },
 		"webhook without authz":    func(c *Config) { c.AuthorizationMode = []string{ModeWebhook} },
 		"negative request timeout": func(c *Config) { c.RequestTimeout = -time.Second },
+		"proxy cert without key":   func(c *Config) { c.ProxyClientCertFile = "p.crt" },
+		"proxy cert without CA": func(c *Config) {
+			c.ProxyClientCertFile, c.ProxyClientKeyFile = "p.crt", "p.key"
+		},
 	}
 	for name, mutate := range cases {
 		c := good()

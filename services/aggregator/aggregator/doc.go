@@ -3,7 +3,11 @@
 // the handler chain of DESIGN.md, "One request" (generic filters,
 // authentication, impersonation, authorization), and forwards each request
 // to the upstream that serves its path with a signed identity assertion,
-// so that a backend never has to believe a header on its own.
+// so that a backend never has to believe a header on its own. Group
+// versions registered as APIServices with a service go instead to their
+// own backends, as kube's aggregator sends them: the caller in the
+// X-Remote-* headers, over a connection on which the aggregator presents
+// its proxy client certificate (see the apiservice package).
 //
 // The same Start serves the split composition (authn and authz as remote
 // webhooks) and the fused one (a local token file, built-in authorization

@@ -111,11 +111,12 @@ func signIdentity(signer *identity.Signer, audience string) func(*http.Request) 
 
 // newAPIHandler routes what passed authorization: API paths through the
 // table to their upstream (and the merged /apis), /version and /openapi
-// to the registry, which serves them; everything else is 404.
-func newAPIHandler(backends map[string]discovery.Backend) (http.Handler, error) {
+// to the registry, which serves them; everything else is 404. The
+// discovery handler is returned too, for APIServices to be added to.
+func newAPIHandler(backends map[string]discovery.Backend) (http.Handler, *discovery.Handler, error) {
 	table, err := discovery.NewTable(registryUpstream, configuredRules(backends)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	disc, err := discovery.New(discovery.Config{
 		Table: table, Backends: backends,
@@ -127,7 +128,7 @@ func newAPIHandler(backends map[string]discovery.Backend) (http.Handler, error) 
 		},
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	registry := backends[registryUpstream]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -137,7 +138,7 @@ func newAPIHandler(backends map[string]discovery.Backend) (http.Handler, error) 
 			return
 		}
 		disc.ServeHTTP(w, r)
-	}), nil
+	}), disc, nil
 }
 
 // configuredRules are the default routes whose upstream is configured:

@@ -37,9 +37,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	fp, err := loadFrontProxy(cfg)
+	if err != nil {
+		return nil, err
+	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Server{cancel: cancel}
-	handler, err := s.assemble(runCtx, cfg, signer)
+	handler, err := s.assemble(runCtx, cfg, signer, fp)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -53,8 +57,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// assemble starts the upstreams and builds the chain around them.
-func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Signer) (http.Handler, error) {
+// assemble starts the upstreams and the APIService controller, and builds
+// the chain around them.
+func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Signer, fp *frontProxy) (http.Handler, error) {
 	ups, err := startUpstreams(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -80,8 +85,11 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
-	api, err := newAPIHandler(backends)
+	api, routes, err := newAPIHandler(backends)
 	if err != nil {
+		return nil, err
+	}
+	if err := startAPIServices(ctx, cfg, fp, ups[registryUpstream], signer, routes); err != nil {
 		return nil, err
 	}
 	return buildChain(cfg, stages{

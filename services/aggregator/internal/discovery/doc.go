@@ -12,4 +12,11 @@
 // does not answer drops out of the list instead of failing it. /api,
 // /apis/<group> and /apis/<group>/<version> belong to one upstream each and
 // are forwarded like any request.
+//
+// SetAPIServices adds the group versions APIServices register with
+// backends of their own, at run time: their rules are matched before the
+// others, their groups are listed in /apis from the APIServices themselves
+// in kube's priority order (as kube's aggregator lists them), and the
+// aggregator answers /apis/<group> of those groups itself, since their
+// versions may live on several backends.
 package discovery

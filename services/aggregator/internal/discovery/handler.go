@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -71,6 +72,7 @@ type Handler struct {
 	now                    func() time.Time
 	log                    *slog.Logger
 	cache                  groupCache
+	aggregated             atomic.Pointer[aggregated] // see SetAPIServices
 }
 
 // New returns a handler for cfg.
@@ -105,10 +107,15 @@ func New(cfg Config) (*Handler, error) {
 	return h, nil
 }
 
-// ServeHTTP serves GET /apis merged and forwards every other API path.
+// ServeHTTP serves GET /apis merged, and /apis/<group> of the groups
+// APIServices serve, and forwards every other API path.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/apis" || r.URL.Path == "/apis/" {
 		h.serveGroupList(w, r)
+		return
+	}
+	if group, ok := h.aggregatedGroup(r.URL.Path); ok {
+		h.serveGroup(w, r, group)
 		return
 	}
 	name, ok := h.table.Route(r.URL.Path)
@@ -116,7 +123,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apierror.Write(w, notFound())
 		return
 	}
-	b := h.backends[name]
+	b := h.backend(name)
 	if b == nil { // a rule added at run time for an upstream nobody serves
 		apierror.Write(w, apierrors.NewServiceUnavailable(fmt.Sprintf("no backend serves upstream %q", name)))
 		return
@@ -139,6 +146,7 @@ func (h *Handler) serveGroupList(w http.ResponseWriter, r *http.Request) {
 		apierror.Write(w, err)
 		return
 	}
+	groups = withAggregated(groups, h.aggregated.Load())
 	list := metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: groups}
 	body, _ := json.Marshal(list)
 	w.Header().Set("Content-Type", "application/json")

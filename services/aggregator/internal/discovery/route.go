@@ -45,11 +45,14 @@ func DefaultRules() []Rule {
 }
 
 // Table routes API paths to upstreams: the first rule that matches a path
-// decides, and Fallback takes every other path under /api and /apis. It is
-// safe for concurrent use; Route takes no lock.
+// decides, and Fallback takes every other path under /api and /apis. The
+// rules SetDynamic installs (APIServices) are matched before those Add
+// appends, as an APIService takes its group version from whoever served
+// it before. It is safe for concurrent use; Route takes no lock.
 type Table struct {
 	fallback string
 	rules    atomic.Pointer[[]Rule]
+	dynamic  atomic.Pointer[[]Rule]
 	mu       sync.Mutex // serialises writers
 }
 
@@ -61,6 +64,7 @@ func NewTable(fallback string, rules ...Rule) (*Table, error) {
 	}
 	t := &Table{fallback: fallback}
 	t.rules.Store(&[]Rule{})
+	t.dynamic.Store(&[]Rule{})
 	for _, r := range rules {
 		if err := t.Add(r); err != nil {
 			return nil, err
@@ -78,8 +82,8 @@ func NewDefaultTable() *Table {
 // Add appends a rule, matched after those already in the table; an
 // APIService becomes one with its group and version.
 func (t *Table) Add(r Rule) error {
-	if r.Upstream == "" || (r.Subresource != "" && r.Resource == "") {
-		return fmt.Errorf("%w: %+v", ErrInvalidRule, r)
+	if err := r.validate(); err != nil {
+		return err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -92,7 +96,24 @@ func (t *Table) Add(r Rule) error {
 	return nil
 }
 
-// Upstreams returns every upstream the table can route to, fallback first.
+// SetDynamic replaces the rules matched before every other one. Each
+// must be valid, and no two may match the same paths.
+func (t *Table) SetDynamic(rules []Rule) error {
+	for i, r := range rules {
+		if err := r.validate(); err != nil {
+			return err
+		}
+		if slices.ContainsFunc(rules[:i], r.sameMatch) {
+			return fmt.Errorf("%w: %+v", ErrDuplicateRule, r)
+		}
+	}
+	rules = slices.Clone(rules)
+	t.dynamic.Store(&rules)
+	return nil
+}
+
+// Upstreams returns every upstream the static rules (those of NewTable
+// and Add) route to, fallback first.
 func (t *Table) Upstreams() []string {
 	names := []string{t.fallback}
 	for _, r := range *t.rules.Load() {
@@ -111,9 +132,11 @@ func (t *Table) Route(path string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	for _, r := range *t.rules.Load() {
-		if r.matches(p) {
-			return r.Upstream, true
+	for _, rules := range []*[]Rule{t.dynamic.Load(), t.rules.Load()} {
+		for _, r := range *rules {
+			if r.matches(p) {
+				return r.Upstream, true
+			}
 		}
 	}
 	return t.fallback, true
@@ -160,6 +183,13 @@ func (r Rule) matches(p apiPath) bool {
 	return (r.Version == "" || r.Version == p.version) &&
 		(r.Resource == "" || r.Resource == p.resource) &&
 		(r.Subresource == "" || r.Subresource == p.subresource)
+}
+
+func (r Rule) validate() error {
+	if r.Upstream == "" || (r.Subresource != "" && r.Resource == "") {
+		return fmt.Errorf("%w: %+v", ErrInvalidRule, r)
+	}
+	return nil
 }
 
 // sameMatch tells whether o matches exactly the paths r does.

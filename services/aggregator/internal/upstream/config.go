@@ -42,6 +42,10 @@ type Config struct {
 	// HealthPath is the path requested on every endpoint to check it; it
 	// is healthy while that answers 200. Empty means DefaultHealthPath.
 	HealthPath string
+	// HealthHeader is sent with every health check, for backends that
+	// want to know who asks (an APIService's backend checks the
+	// front-proxy headers on its discovery path).
+	HealthHeader http.Header
 	// HealthEvery is how often every endpoint is checked; zero means
 	// DefaultHealthEvery.
 	HealthEvery time.Duration
@@ -104,6 +108,7 @@ type settings struct {
 	sources                                 []source
 	resolveEvery, healthEvery, checkTimeout time.Duration
 	healthPath                              string
+	healthHeader                            http.Header
 	resolver                                Resolver
 	log                                     *slog.Logger
 }
@@ -111,7 +116,7 @@ type settings struct {
 func (c Config) settings() (settings, error) {
 	s := settings{
 		name: c.Name, resolveEvery: c.ResolveEvery, healthEvery: c.HealthEvery,
-		checkTimeout: c.CheckTimeout, healthPath: c.HealthPath, resolver: c.Resolver, log: c.Log,
+		checkTimeout: c.CheckTimeout, healthPath: c.HealthPath, healthHeader: c.HealthHeader.Clone(), resolver: c.Resolver, log: c.Log,
 	}
 	if c.Name == "" {
 		return s, fmt.Errorf("%w: no name", ErrInvalidConfig)

@@ -32,6 +32,9 @@ func (u *Upstream) probe(ctx context.Context, base string) error {
 	if err != nil {
 		return err
 	}
+	for k, vs := range u.healthHeader {
+		req.Header[k] = vs
+	}
 	resp, err := u.transport.RoundTrip(req)
 	if err != nil {
 		return err

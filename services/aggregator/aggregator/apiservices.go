@@ -1,0 +1,77 @@
+package aggregator
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/apiservice"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
+)
+
+// publishRetry is how soon a failed publication of the front-proxy trust
+// is tried again: at start-up the registry may not serve kube-system yet.
+const publishRetry = 2 * time.Second
+
+// startAPIServices serves the APIServices stored in the registry through
+// routes, and publishes how their backends can trust the aggregator, in
+// the background until ctx is done. Both talk to the registry as the
+// aggregator itself.
+func startAPIServices(ctx context.Context, cfg Config, fp *frontProxy, registry *upstream.Upstream, signer *identity.Signer, routes *discovery.Handler) error {
+	restCfg := registryRESTConfig(registry, signer)
+	dyn, err := dynamic.NewForConfig(restCfg)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return err
+	}
+	auth, err := publishedAuthentication(cfg, fp)
+	if err != nil {
+		return err
+	}
+	ctrl, err := apiservice.New(apiservice.Config{Client: dyn, Routes: routes, ProxyClientCert: &fp.cert, Log: cfg.Log})
+	if err != nil {
+		return err
+	}
+	go ctrl.Run(ctx)
+	go apiservice.PublishAuthentication(ctx, kube, auth, publishRetry, func(err error) {
+		cfg.Log.Warn("extension-apiserver-authentication not published yet", "err", err)
+	})
+	return nil
+}
+
+// publishedAuthentication is what extension servers are told to trust.
+func publishedAuthentication(cfg Config, fp *frontProxy) (apiservice.Authentication, error) {
+	auth := apiservice.Authentication{RequestHeaderCA: fp.caPEM, AllowedNames: fp.allowedNames}
+	if cfg.ClientCAFile != "" {
+		ca, err := os.ReadFile(cfg.ClientCAFile)
+		if err != nil {
+			return auth, fmt.Errorf("%w: client CA: %w", ErrInvalidConfig, err)
+		}
+		auth.ClientCA = ca
+	}
+	if err := auth.Check(); err != nil {
+		return auth, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return auth, nil
+}
+
+// registryRESTConfig is client-go's configuration for the registry
+// upstream, every request signed as the aggregator itself.
+func registryRESTConfig(registry *upstream.Upstream, signer *identity.Signer) *rest.Config {
+	return &rest.Config{
+		Host:      upstreamPlaceholder(registry.Name()),
+		Transport: signer.Transport(&poolTransport{up: registry}, selfUser, registry.Name()),
+		QPS:       50, Burst: 100,
+		UserAgent: "kubesplit-aggregator",
+	}
+}
