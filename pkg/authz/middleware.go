@@ -30,6 +30,10 @@ type MiddlewareConfig struct {
 	// authorizer fails; it is rounded up to whole seconds. Zero means
 	// DefaultRetryAfter.
 	RetryAfter time.Duration
+
+	// OnDecision, when set, is told each request's decision and reason
+	// (the audit log records them); not called when the authorizer failed.
+	OnDecision func(r *http.Request, d Decision, reason string)
 }
 
 // WithAuthorization returns a middleware that asks a whether each request
@@ -66,6 +70,9 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 			}
 			attrs := FromRequestInfo(user, infoOf(r))
 			res, err := a.Authorize(r.Context(), attrs)
+			if cfg.OnDecision != nil && (err == nil || res.Decision == DecisionAllow) {
+				cfg.OnDecision(r, res.Decision, res.Reason)
+			}
 			switch {
 			case res.Decision == DecisionAllow:
 				next.ServeHTTP(w, r)

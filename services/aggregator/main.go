@@ -49,6 +49,12 @@ func main() {
 		"how long the authn service's answers are cached")
 	fs.DurationVar(&cfg.AuthorizationCacheTTL, "authorization-webhook-cache-ttl", aggregator.DefaultAuthorizationCacheTTL,
 		"how long the authz service's decisions are cached")
+	fs.StringVar(&cfg.Audit.LogPath, "audit-log-path", "", "audit log file (JSON lines of audit.k8s.io/v1 Events), - for standard output; needs --audit-policy-file")
+	fs.StringVar(&cfg.Audit.PolicyFile, "audit-policy-file", "", "audit.k8s.io/v1 Policy saying what is audited at which level")
+	fs.IntVar(&cfg.Audit.MaxSizeMB, "audit-log-maxsize", 0, "megabytes at which the audit log is rotated (0 never)")
+	fs.IntVar(&cfg.Audit.MaxBackups, "audit-log-maxbackup", 0, "rotated audit logs kept (0 all)")
+	fs.IntVar(&cfg.Audit.MaxAgeDays, "audit-log-maxage", 0, "days rotated audit logs are kept (0 forever)")
+	fs.IntVar(&cfg.Audit.BufferSize, "audit-log-buffer-size", 10000, "audit events waiting to be written; beyond it events are dropped and counted")
 	serve.Main("aggregator", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
 		return aggregator.Start(ctx, cfg)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 )
 
@@ -16,6 +17,7 @@ type stages struct {
 	authorizer    authz.Authorizer
 	health        http.Handler // the health endpoints
 	api           http.Handler // routing to the upstreams
+	audit         audit.Filters
 }
 
 // buildChain is the aggregator's handler chain, listed in the order a
@@ -31,7 +33,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{UserFrom: userFrom})
+	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{UserFrom: userFrom, OnDecision: annotateDecision})
 	if err != nil {
 		return nil, err
 	}
@@ -41,11 +43,27 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		filters.WithMaxInFlight(limiter),
 		deadline,
 		filters.WithRequestInfo(),
+		s.audit.Around,
 		withHealth(s.health),
 		withAuthentication(cfg, s.authenticator),
+		s.audit.AfterAuthentication,
 		withImpersonation(s.authorizer),
+		s.audit.AfterImpersonation,
 		authorize,
 	)(s.api), nil
+}
+
+// annotateDecision puts the authorization decision on the request's audit
+// event, with kube's annotation keys.
+func annotateDecision(r *http.Request, d authz.Decision, reason string) {
+	value := "forbid"
+	if d == authz.DecisionAllow {
+		value = "allow"
+	}
+	audit.Annotate(r.Context(), "authorization.k8s.io/decision", value)
+	if reason != "" {
+		audit.Annotate(r.Context(), "authorization.k8s.io/reason", reason)
+	}
 }
 
 // userFrom reads the user authentication (or impersonation) put on r.

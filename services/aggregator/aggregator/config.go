@@ -26,6 +26,22 @@ const (
 	DefaultAuthorizationCacheTTL = 10 * time.Second
 )
 
+// AuditConfig is kube-apiserver's audit log flags.
+type AuditConfig struct {
+	// LogPath is the log file, "-" for standard output (--audit-log-path).
+	LogPath string
+	// PolicyFile is the audit.k8s.io/v1 Policy (--audit-policy-file).
+	PolicyFile string
+	// MaxSizeMB, MaxBackups and MaxAgeDays rotate the file
+	// (--audit-log-maxsize, --audit-log-maxbackup, --audit-log-maxage);
+	// zero means never, keep all, keep forever.
+	MaxSizeMB, MaxBackups, MaxAgeDays int
+	// BufferSize bounds the events waiting to be written
+	// (--audit-log-buffer-size); beyond it events are dropped and
+	// counted, never waited for.
+	BufferSize int
+}
+
 // UpstreamURLs are the base URLs (scheme://host[:port]) of the services
 // behind the aggregator. A DNS name stands for every address it resolves
 // to (see the upstream package).
@@ -120,6 +136,9 @@ type Config struct {
 	// AuthorizationCacheTTL is how long an authz webhook's decision is
 	// reused; zero means DefaultAuthorizationCacheTTL.
 	AuthorizationCacheTTL time.Duration
+	// Audit, when its LogPath and PolicyFile are both set, writes an
+	// audit.k8s.io/v1 event log as kube-apiserver's --audit-log-* flags do.
+	Audit AuditConfig
 	// Authenticator and Authorizer, when set, are the authn and authz
 	// stages in this process (the fused composition): they answer where
 	// the authn upstream's TokenReview and the Webhook mode's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 )
 
 // Server is a running aggregator.
@@ -15,6 +16,8 @@ type Server struct {
 	// revisions are the followers of authn's and authz's revision
 	// streams (nil entries when not configured), kept for tests.
 	revisions []*revisionFollower
+	// audit writes the audit log; nil when there is none.
+	audit *audit.Backend
 }
 
 // Start runs an aggregator until Close. It returns once it listens and
@@ -92,8 +95,12 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err := startAPIServices(ctx, cfg, fp, ups[registryUpstream], signer, routes); err != nil {
 		return nil, err
 	}
+	auditing, err := s.startAudit(cfg)
+	if err != nil {
+		return nil, err
+	}
 	return buildChain(cfg, stages{
-		authenticator: authenticator, authorizer: authorizer, health: healthHandler(ups), api: api,
+		authenticator: authenticator, authorizer: authorizer, health: healthHandler(ups), api: api, audit: auditing,
 	})
 }
 
@@ -104,4 +111,7 @@ func (s *Server) Close() {
 		s.Server.Close()
 	}
 	s.cancel()
+	if s.audit != nil {
+		s.audit.Close()
+	}
 }
