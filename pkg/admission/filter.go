@@ -16,7 +16,9 @@ type filtered struct {
 // calls a webhook only about requests its configuration's rules match: any
 // other request is allowed without asking. When the rules are not known, a
 // is asked about everything, so that not knowing never skips a check.
-// Filter keeps a's phase.
+// A rule's Namespace condition is checked with the NamespaceStates the
+// request's context carries (WithNamespaceStates); without them the rule
+// matches whatever the namespace's state. Filter keeps a's phase.
 func Filter(a Admitter, rules RulesFunc) Admitter {
 	if a == nil {
 		return nil
@@ -26,7 +28,7 @@ func Filter(a Admitter, rules RulesFunc) Admitter {
 
 // Admit implements Admitter.
 func (f *filtered) Admit(ctx context.Context, a *Attributes) (*Result, error) {
-	if rules, ok := f.rules(ctx); ok && !Matches(rules, a) {
+	if !f.wants(ctx, a) {
 		return Allow(), nil
 	}
 	return f.admitter.Admit(ctx, a)

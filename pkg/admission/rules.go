@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -57,13 +58,26 @@ func (r Rules) For(p Phase) []Rule {
 // scope must all match. A rule also matches when it matches the resource the
 // client asked for, as kube's default matchPolicy (Equivalent) calls a
 // webhook about a request made through another version or resource.
+//
+// Rules' Namespace conditions are not checked here: a rule that has one
+// matches whatever the namespace's state (see Filter, which checks them).
 func Matches(rules []Rule, a *Attributes) bool {
+	return slices.ContainsFunc(rules, func(r Rule) bool { return matchesRequest(r, a) })
+}
+
+// matchesIn is Matches, with each rule's Namespace condition checked
+// against states (nil: not checked).
+func matchesIn(ctx context.Context, states NamespaceStates, rules []Rule, a *Attributes) bool {
 	return slices.ContainsFunc(rules, func(r Rule) bool {
-		return matchesOperation(r, a) && matchesScope(r, a) &&
-			(matchesResource(r, a.Resource, a.SubResource) ||
-				(a.RequestResource != (metav1.GroupVersionResource{}) &&
-					matchesResource(r, a.RequestResource, a.RequestSubResource)))
+		return matchesRequest(r, a) && r.Namespace.mayBeIn(ctx, states, a.Namespace)
 	})
+}
+
+func matchesRequest(r Rule, a *Attributes) bool {
+	return matchesOperation(r, a) && matchesScope(r, a) &&
+		(matchesResource(r, a.Resource, a.SubResource) ||
+			(a.RequestResource != (metav1.GroupVersionResource{}) &&
+				matchesResource(r, a.RequestResource, a.RequestSubResource)))
 }
 
 func matchesOperation(r Rule, a *Attributes) bool {

@@ -13,9 +13,11 @@ import (
 )
 
 // DefaultRulesMaxAge is how long fetched Rules are used before they are
-// fetched again: how long a service restarted with more plugins may go
-// unasked about requests only the new ones want.
-const DefaultRulesMaxAge = 10 * time.Second
+// fetched again: how long a new webhook configuration (or a service
+// restarted with more plugins) may go unasked about requests only it
+// wants. Kube calls a new webhook as soon as its informer sees it; a
+// second keeps kubesplit close to that.
+const DefaultRulesMaxAge = time.Second
 
 // maxRulesBytes bounds a Rules answer; real ones are a few kilobytes.
 const maxRulesBytes = 1 << 20
@@ -36,18 +38,25 @@ type RuleSourceConfig struct {
 }
 
 // RuleSource keeps a remote admission service's Rules, fetched when a
-// write needs them and they are older than MaxAge. Until a fetch succeeds,
-// and from a failed fetch to the next one, the rules are unknown and
-// Filter asks about every request.
+// write needs them and they are older than MaxAge. Rules past half of
+// MaxAge are fetched again in the background while writes go on using
+// them, so that under steady writes none waits for a fetch, and none uses
+// rules older than MaxAge. Until a fetch succeeds, and from a failed fetch
+// to the next one, the rules are unknown and Filter asks about every
+// request.
 type RuleSource struct {
 	cfg    RuleSourceConfig
 	client *http.Client
 
-	// mu is held across a fetch, so that writers arriving meanwhile wait
-	// for its answer instead of fetching too.
-	mu      sync.Mutex
-	rules   *Rules // nil: unknown
-	fetched time.Time
+	// mu is held across a fetch in the foreground, so that writers
+	// arriving meanwhile wait for its answer instead of fetching too.
+	mu    sync.Mutex
+	rules *Rules // nil: unknown
+	// fetched is when the rules were fetched (when the fetch started, so
+	// that their age is never understated; when it failed, for a failure);
+	// started is when the fetch kept last started.
+	fetched, started time.Time
+	refreshing       bool // a background fetch is under way
 }
 
 // NewRuleSource validates cfg and returns a source; it fetches nothing
@@ -90,21 +99,47 @@ func (s *RuleSource) phase(ctx context.Context, p Phase) ([]Rule, bool) {
 	return r.For(p), true
 }
 
-// current is the Rules, fetched first when they are older than MaxAge.
+// current is the Rules, fetched first when they are older than MaxAge,
+// fetched again behind the caller's back when older than half of it.
 func (s *RuleSource) current(ctx context.Context) *Rules {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.fetched.IsZero() || time.Since(s.fetched) >= s.cfg.MaxAge {
+	age := time.Since(s.fetched)
+	switch {
+	case s.fetched.IsZero() || age >= s.cfg.MaxAge:
 		// One writer's cancelled request must not leave everyone with
 		// unknown rules until the next fetch.
+		started := time.Now()
 		r, err := s.fetch(context.WithoutCancel(ctx))
-		if err != nil {
-			slog.Warn("admission rules unknown: asking admission about every write", "url", s.cfg.URL, "err", err)
-			r = nil
-		}
-		s.rules, s.fetched = r, time.Now()
+		s.store(started, r, err)
+	case age >= s.cfg.MaxAge/2 && !s.refreshing:
+		s.refreshing = true
+		go s.refresh()
 	}
 	return s.rules
+}
+
+// refresh fetches the Rules in the background.
+func (s *RuleSource) refresh() {
+	started := time.Now()
+	r, err := s.fetch(context.Background())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refreshing = false
+	s.store(started, r, err)
+}
+
+// store keeps the answer of a fetch that started at started, unless the
+// answer of one started later was kept already. mu must be held.
+func (s *RuleSource) store(started time.Time, r *Rules, err error) {
+	if started.Before(s.started) {
+		return
+	}
+	s.rules, s.fetched, s.started = r, started, started
+	if err != nil {
+		slog.Warn("admission rules unknown: asking admission about every write", "url", s.cfg.URL, "err", err)
+		s.rules, s.fetched = nil, time.Now()
+	}
 }
 
 // fetch GETs the Rules. Anything but a 200 with a Rules object is an error.

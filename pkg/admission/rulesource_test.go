@@ -90,6 +90,49 @@ func TestRuleSourceRefreshes(t *testing.T) {
 	})
 }
 
+// Rules past half of MaxAge are answered at once and fetched again in the
+// background: no write waits for that fetch, and the next ones see its
+// answer.
+func TestRuleSourceRefreshesAhead(t *testing.T) {
+	s := newRulesServer(t, NewRulesHandler(podRules))
+	src := s.source(t, time.Hour)
+	if m, ok := src.Mutating(context.Background()); !ok || len(m) != 1 {
+		t.Fatalf("first rules %v, %v", m, ok)
+	}
+	release := make(chan struct{})
+	unblock := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(unblock)
+	s.serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		NewRulesHandler(Rules{}).ServeHTTP(w, r)
+	}))
+	src.mu.Lock()
+	src.fetched = time.Now().Add(-40 * time.Minute)
+	src.mu.Unlock()
+
+	got := make(chan []Rule, 1)
+	go func() {
+		m, _ := src.Mutating(context.Background())
+		got <- m
+	}()
+	select {
+	case m := <-got:
+		if len(m) != 1 {
+			t.Fatalf("rules while refreshing %v, want the known ones", m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write waited for the background fetch")
+	}
+	unblock()
+	pollUntil(t, func() bool {
+		m, ok := src.Mutating(context.Background())
+		return ok && len(m) == 0
+	})
+	if n := s.gets.Load(); n != 2 {
+		t.Errorf("%d fetches, want 2", n)
+	}
+}
+
 // Anything but a well-formed Rules answer leaves the rules unknown (so
 // every request is asked about); the next fetch, after MaxAge, recovers.
 func TestRuleSourceFailures(t *testing.T) {

@@ -12,9 +12,11 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -63,6 +65,17 @@ func TestStageOutagesFailClosed(t *testing.T) {
 		}, func() (int, http.Header, string) { return stackDo(t, s, http.MethodGet, list, daveToken, "") })
 	})
 	t.Run("admission", func(t *testing.T) {
+		// A quota makes every create in the namespace one admission must
+		// see; writes no admission rule applies to need no admission.
+		quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q"},
+			Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"configmaps": resource.MustParse("100")}}}
+		if _, err := admin.CoreV1().ResourceQuotas(ns).Create(c, quota, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		polltest.Until(t, 10*time.Second, "the quota's status", func() bool {
+			q, err := admin.CoreV1().ResourceQuotas(ns).Get(c, "q", metav1.GetOptions{})
+			return err == nil && len(q.Status.Hard) > 0
+		})
 		before := s.Etcd.Snapshot(t, configMapsPrefix)
 		n := 0
 		outage(t, s, framework.StageAdmission, func() (int, http.Header, string) {

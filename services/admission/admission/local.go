@@ -6,13 +6,14 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 
 	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 )
 
@@ -22,12 +23,12 @@ type Local struct {
 	names      []string
 	mutating   pkgadmission.Admitter
 	validating pkgadmission.Admitter
-	rules      pkgadmission.Rules
+	rules      pkgadmission.Rules          // the static ones
+	dynamic    []func() pkgadmission.Rules // plugins' CurrentRules
 	synced     atomic.Bool
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 	factory    informers.SharedInformerFactory
-	metadata   metadatainformer.SharedInformerFactory // nil without a REST config
 }
 
 // NewLocal builds the enabled plugins, then starts the shared informers
@@ -49,12 +50,13 @@ func NewLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		return nil, err
 	}
 	l := &Local{factory: informers.NewSharedInformerFactory(client, 0)}
-	if l.metadata, err = metadataFactory(cfg.RESTConfig); err != nil {
+	md, dyn, err := untypedClients(cfg.RESTConfig)
+	if err != nil {
 		return nil, err
 	}
 	var jobs []job
 	deps := plugin.Deps{
-		Client: client, Informers: l.factory, Metadata: l.metadata,
+		Client: client, Informers: l.factory, MetadataClient: md, Dynamic: dyn,
 		Run: func(name string, f func(context.Context)) { jobs = append(jobs, job{name: name, run: f}) },
 	}
 	if err := l.build(selected, deps, cfg); err != nil {
@@ -76,6 +78,9 @@ func clientFor(cfg LocalConfig) (kubernetes.Interface, error) {
 	// rule: admission's calls are bounded by the writes it is asked about.
 	rc := rest.CopyConfig(cfg.RESTConfig)
 	rc.QPS, rc.Burst = -1, 0
+	// The plugins' calls made for a write (quota charges, escalation
+	// reviews) belong to its trace.
+	rc.Wrap(tracing.Transport)
 	c, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
@@ -83,19 +88,23 @@ func clientFor(cfg LocalConfig) (kubernetes.Interface, error) {
 	return c, nil
 }
 
-// metadataFactory makes the metadata-only informers from rc, nil without
-// one.
-func metadataFactory(rc *rest.Config) (metadatainformer.SharedInformerFactory, error) {
+// untypedClients are the metadata-only and the dynamic clients from rc,
+// unthrottled as the typed one; nil without rc.
+func untypedClients(rc *rest.Config) (metadata.Interface, dynamic.Interface, error) {
 	if rc == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	rc = rest.CopyConfig(rc)
 	rc.QPS, rc.Burst = -1, 0
-	c, err := metadata.NewForConfig(rc)
+	md, err := metadata.NewForConfig(rc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	return metadatainformer.NewSharedInformerFactory(c, 0), nil
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	return md, dyn, nil
 }
 
 // build constructs every selected plugin and sorts its halves into the
@@ -110,7 +119,10 @@ func (l *Local) build(selected []registration, deps plugin.Deps, cfg LocalConfig
 			return fmt.Errorf("admission plugin %s: %w", p.name, err)
 		}
 		rules := p.rules()
-		if err := checkRules(m, v, rules); err != nil {
+		if current := dynamicRules(m, v); current != nil {
+			l.dynamic = append(l.dynamic, current)
+			rules = pkgadmission.Rules{}
+		} else if err := checkRules(m, v, rules); err != nil {
 			return fmt.Errorf("admission plugin %s: %w", p.name, err)
 		}
 		if m != nil {
@@ -159,13 +171,21 @@ func checkRules(m, v pkgadmission.Admitter, rules pkgadmission.Rules) error {
 	return nil
 }
 
+// dynamicRules is the CurrentRules of a plugin whose rules follow objects
+// in the cluster (plugin.DynamicRules), nil for one with static rules.
+func dynamicRules(m, v pkgadmission.Admitter) func() pkgadmission.Rules {
+	for _, a := range []pkgadmission.Admitter{m, v} {
+		if d, ok := a.(plugin.DynamicRules); ok {
+			return d.CurrentRules
+		}
+	}
+	return nil
+}
+
 // start runs the informers, notes when they synced, and starts the
 // background jobs.
 func (l *Local) start(ctx context.Context, client kubernetes.Interface, jobs []job, cfg LocalConfig) {
 	l.factory.Start(ctx.Done())
-	if l.metadata != nil {
-		l.metadata.Start(ctx.Done())
-	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
@@ -196,13 +216,20 @@ func (l *Local) Mutating() pkgadmission.Admitter { return l.mutating }
 // registry asks about the object it will store.
 func (l *Local) Validating() pkgadmission.Admitter { return l.validating }
 
-// Rules are the requests the enabled plugins look at, per phase: the
-// union of their rules. The registry need not ask about any other.
+// Rules are the requests the enabled plugins look at now, per phase: the
+// union of their rules, the dynamic ones as they are at this call. The
+// registry need not ask about any other.
 func (l *Local) Rules() pkgadmission.Rules {
-	return pkgadmission.Rules{
+	out := pkgadmission.Rules{
 		Mutating:   append([]pkgadmission.Rule{}, l.rules.Mutating...),
 		Validating: append([]pkgadmission.Rule{}, l.rules.Validating...),
 	}
+	for _, current := range l.dynamic {
+		r := current()
+		out.Mutating = append(out.Mutating, r.Mutating...)
+		out.Validating = append(out.Validating, r.Validating...)
+	}
+	return out
 }
 
 // Ready tells whether every plugin's informers have synced.
@@ -221,24 +248,13 @@ func (l *Local) ready(context.Context) error {
 func (l *Local) Close() {
 	l.cancel()
 	l.factory.Shutdown()
-	if l.metadata != nil {
-		l.metadata.Shutdown()
-	}
 	l.wg.Wait()
 }
 
-// waitSynced waits for every informer the plugins asked for, typed and
-// metadata-only; false if ctx ended first.
+// waitSynced waits for every informer the plugins asked for; false if ctx
+// ended first.
 func (l *Local) waitSynced(ctx context.Context) bool {
 	for _, ok := range l.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			return false
-		}
-	}
-	if l.metadata == nil {
-		return true
-	}
-	for _, ok := range l.metadata.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return false
 		}

@@ -9,8 +9,10 @@ import (
 	"github.com/kubesplit/kubesplit/services/admission/internal/lifecycle"
 	"github.com/kubesplit/kubesplit/services/admission/internal/limitranger"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+	"github.com/kubesplit/kubesplit/services/admission/internal/policy"
 	"github.com/kubesplit/kubesplit/services/admission/internal/quota"
 	"github.com/kubesplit/kubesplit/services/admission/internal/serviceaccount"
+	"github.com/kubesplit/kubesplit/services/admission/internal/webhooks"
 )
 
 // The plugins' names, as --enable-admission-plugins takes them.
@@ -20,12 +22,21 @@ const (
 	ServiceAccount     = "ServiceAccount"
 	RBACEscalation     = "RBACEscalation"
 	ResourceQuota      = "ResourceQuota"
+	// ValidatingAdmissionPolicy evaluates ValidatingAdmissionPolicies
+	// through their bindings, with CEL.
+	ValidatingAdmissionPolicy = "ValidatingAdmissionPolicy"
+	// MutatingAdmissionWebhook and ValidatingAdmissionWebhook call the
+	// webhooks of MutatingWebhookConfiguration and
+	// ValidatingWebhookConfiguration objects.
+	MutatingAdmissionWebhook   = "MutatingAdmissionWebhook"
+	ValidatingAdmissionWebhook = "ValidatingAdmissionWebhook"
 )
 
 // registration is one built-in plugin: New, or Phases for a plugin whose
 // two halves are served on the two paths separately, and the requests each
 // half looks at, which the service publishes so that the registry asks
-// only about those.
+// only about those. A plugin whose admitter implements plugin.DynamicRules
+// publishes its CurrentRules at every fetch instead of its static rules.
 type registration struct {
 	name   string
 	new    plugin.Constructor
@@ -35,12 +46,16 @@ type registration struct {
 
 // plugins is every built-in plugin, in the order they run whatever the
 // order of the flags: kube's recommended order, ResourceQuota last so that
-// nothing is charged for a write another plugin refuses.
+// nothing is charged for a write another plugin refuses; the webhooks after
+// the built-in plugins of their phase, as in kube.
 var plugins = []registration{
 	{name: NamespaceLifecycle, new: lifecycle.New, rules: lifecycle.Rules},
 	{name: LimitRanger, phases: limitranger.NewPhases, rules: limitranger.Rules},
 	{name: ServiceAccount, phases: serviceaccount.NewPhases, rules: serviceaccount.Rules},
 	{name: RBACEscalation, new: escalation.New, rules: escalation.Rules},
+	{name: MutatingAdmissionWebhook, phases: webhooks.NewMutatingPhases, rules: webhooks.NoRules},
+	{name: ValidatingAdmissionPolicy, new: policy.New, rules: policy.NoRules},
+	{name: ValidatingAdmissionWebhook, new: webhooks.NewValidating, rules: webhooks.NoRules},
 	{name: ResourceQuota, new: quota.New, rules: quota.Rules},
 }
 

@@ -67,7 +67,11 @@ func routes(l *Local, verifier *identity.Verifier) http.Handler {
 	}
 	// The rules say which requests the reviews are worth asking for; they
 	// name the plugins' interests, so only the registry may read them.
-	mux.Handle(pkgadmission.RulesPath, asserted(pkgadmission.NewRulesHandler(l.Rules())))
+	// Rules follow the webhook configurations, so each fetch gets them
+	// as they are now.
+	mux.Handle(pkgadmission.RulesPath, asserted(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pkgadmission.NewRulesHandler(l.Rules()).ServeHTTP(w, r)
+	})))
 	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
 	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
 	ready := health.Handler("/readyz", health.Ping, health.Check{Name: "informers-synced", Func: l.ready})

@@ -13,9 +13,10 @@ import (
 	"context"
 	"log/slog"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/metadata"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 )
@@ -32,12 +33,17 @@ type Deps struct {
 	// after every plugin was constructed and reports ready once synced.
 	Informers informers.SharedInformerFactory
 
-	// Metadata is shared like Informers, for informers of objects' metadata
-	// only (PartialObjectMetadata): what a plugin counts or looks up by
-	// name needs no contents, which then neither cross the network nor sit
-	// in memory (Secrets' above all). Nil when the service has no REST
-	// configuration to make one from; plugins then use Informers.
-	Metadata metadatainformer.SharedInformerFactory
+	// MetadataClient reads objects' metadata only (PartialObjectMetadata),
+	// for informers of what a plugin counts or looks up by name: their
+	// contents then neither cross the network nor sit in memory (Secrets'
+	// above all). Nil when the service has no REST configuration to make
+	// one from; plugins then use typed informers.
+	MetadataClient metadata.Interface
+
+	// Dynamic reaches the API like Client, for objects of any kind (a
+	// policy's params). Nil when the service has none; plugins then make
+	// one from Client.
+	Dynamic dynamic.Interface
 
 	// Log is the plugin's logger, already tagged with its name.
 	Log *slog.Logger

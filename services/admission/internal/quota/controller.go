@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
@@ -23,29 +25,21 @@ const workers = 2
 // controller keeps every quota's status: hard as the spec says, used as
 // counted from the objects.
 type controller struct {
-	quotas  *quotaSource
-	counted map[schema.GroupResource]counter
-	generic genericCounter
-	synced  []cache.InformerSynced
-	log     *slog.Logger
+	quotas   *quotaSource
+	counted  map[schema.GroupResource]counter
+	generic  genericCounter
+	client   kubernetes.Interface
+	metadata metadata.Interface // nil: objects are watched whole
+	log      *slog.Logger
 
-	mu    sync.Mutex
-	queue workqueue.TypedRateLimitingInterface[string] // nil unless running
+	mu       sync.Mutex
+	queue    workqueue.TypedRateLimitingInterface[string] // nil unless running
+	watching *watchers                                    // nil unless running
 }
 
 func newController(deps plugin.Deps, quotas *quotaSource, log *slog.Logger) (*controller, error) {
-	c := &controller{quotas: quotas, counted: counters(deps.Informers, deps.Metadata, deps.Client),
-		generic: genericCounter{client: deps.Client}, log: log}
-	c.synced = append(c.synced, quotas.synced)
-	for gr, ct := range c.counted {
-		if ct.informer == nil {
-			continue
-		}
-		c.synced = append(c.synced, ct.informer.HasSynced)
-		if _, err := ct.informer.AddEventHandler(c.replenish(gr)); err != nil {
-			return nil, err
-		}
-	}
+	c := &controller{quotas: quotas, counted: counters(deps.Client), generic: genericCounter{client: deps.Client},
+		client: deps.Client, metadata: deps.MetadataClient, log: log}
 	qi := deps.Informers.Core().V1().ResourceQuotas().Informer()
 	if _, err := qi.AddEventHandler(c.quotaChanges()); err != nil {
 		return nil, err
@@ -56,16 +50,18 @@ func newController(deps plugin.Deps, quotas *quotaSource, log *slog.Logger) (*co
 // run is the controller's life while it holds the lease: recount all, then
 // whatever changes, until ctx ends.
 func (c *controller) run(ctx context.Context) {
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+	if !cache.WaitForCacheSync(ctx.Done(), c.quotas.synced) {
 		return
 	}
 	q := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: controllerName})
-	c.setQueue(q)
-	defer c.setQueue(nil)
+	w := newWatchers(ctx, c.client, c.metadata, c.replenish)
+	c.setRunning(q, w)
+	defer w.shutdown()
+	defer c.setRunning(nil, nil)
 	var wg sync.WaitGroup
 	for range workers {
-		wg.Go(func() { c.work(ctx, q) })
+		wg.Go(func() { c.work(ctx, q, w) })
 	}
 	c.enqueueAll()
 	t := time.NewTicker(resyncPeriod)
@@ -82,9 +78,9 @@ func (c *controller) run(ctx context.Context) {
 	wg.Wait()
 }
 
-func (c *controller) setQueue(q workqueue.TypedRateLimitingInterface[string]) {
+func (c *controller) setRunning(q workqueue.TypedRateLimitingInterface[string], w *watchers) {
 	c.mu.Lock()
-	c.queue = q
+	c.queue, c.watching = q, w
 	c.mu.Unlock()
 }
 
@@ -107,13 +103,13 @@ func (c *controller) enqueueAll() {
 	}
 }
 
-func (c *controller) work(ctx context.Context, q workqueue.TypedRateLimitingInterface[string]) {
+func (c *controller) work(ctx context.Context, q workqueue.TypedRateLimitingInterface[string], w *watchers) {
 	for {
 		ns, quit := q.Get()
 		if quit {
 			return
 		}
-		if err := c.sync(ctx, ns); err != nil && ctx.Err() == nil {
+		if err := c.sync(ctx, w, ns); err != nil && ctx.Err() == nil {
 			c.log.Info("recounting quotas failed; will retry", "namespace", ns, "err", err)
 			q.AddRateLimited(ns)
 		} else {

@@ -9,45 +9,50 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 )
 
 // counter lists a resource's objects in a namespace for a recount: from an
 // informer for the resources quotas usually limit (their deletions also
-// trigger a recount), live for the rarer ones, so that the shared informer
-// factory never waits on a resource the server may not serve.
+// trigger a recount), live for the rarer ones, so that no informer waits on
+// a resource the server may not serve.
 type counter struct {
-	informer cache.SharedIndexInformer // nil: listed live
-	live     func(ctx context.Context, ns string) ([]runtime.Object, error)
+	watch func(w *watchers) cache.SharedIndexInformer // nil: listed live
+	live  func(ctx context.Context, ns string) ([]runtime.Object, error)
 }
 
 // counters are the resources the controller can recount.
-func counters(f informers.SharedInformerFactory, md metadatainformer.SharedInformerFactory, client kubernetes.Interface) map[schema.GroupResource]counter {
-	core := f.Core().V1()
-	configMaps, secrets := core.ConfigMaps().Informer(), core.Secrets().Informer()
-	if md != nil {
-		// Only counted: their metadata is enough, and Secrets' contents
-		// have no business in admission's memory.
-		configMaps = md.ForResource(corev1.SchemeGroupVersion.WithResource("configmaps")).Informer()
-		secrets = md.ForResource(corev1.SchemeGroupVersion.WithResource("secrets")).Informer()
-	}
+func counters(client kubernetes.Interface) map[schema.GroupResource]counter {
 	return map[schema.GroupResource]counter{
-		podsResource:                         {informer: core.Pods().Informer()},
-		servicesResource:                     {informer: core.Services().Informer()},
-		{Resource: "configmaps"}:             {informer: configMaps},
-		{Resource: "secrets"}:                {informer: secrets},
-		{Resource: "resourcequotas"}:         {informer: core.ResourceQuotas().Informer()},
+		podsResource:                         {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().Pods().Informer() }},
+		servicesResource:                     {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().Services().Informer() }},
+		{Resource: "configmaps"}:             {watch: metadataOnly("configmaps")},
+		{Resource: "secrets"}:                {watch: metadataOnly("secrets")},
+		{Resource: "resourcequotas"}:         {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().ResourceQuotas().Informer() }},
 		pvcsResource:                         {live: listPVCs(client)},
 		{Resource: "replicationcontrollers"}: {live: listRCs(client)},
 	}
 }
 
-// list is the resource's objects in a namespace.
-func (c counter) list(ctx context.Context, ns string) ([]runtime.Object, error) {
-	if c.informer == nil {
+// metadataOnly watches a core resource's metadata: it is only counted,
+// so its contents (Secrets' above all) have no business in admission's
+// memory. Without a metadata client (unit tests) it watches whole objects.
+func metadataOnly(resource string) func(w *watchers) cache.SharedIndexInformer {
+	gvr := corev1.SchemeGroupVersion.WithResource(resource)
+	return func(w *watchers) cache.SharedIndexInformer {
+		if w.metadata == nil {
+			// A core resource the typed factory always knows.
+			inf, _ := w.typed.ForResource(gvr)
+			return inf.Informer()
+		}
+		return w.metadata.ForResource(gvr).Informer()
+	}
+}
+
+// list is the resource's objects in a namespace, from w's informer or live.
+func (c counter) list(ctx context.Context, w *watchers, gr schema.GroupResource, ns string) ([]runtime.Object, error) {
+	if c.watch == nil {
 		objs, err := c.live(ctx, ns)
 		if apierrors.IsNotFound(err) {
 			// The server does not serve the resource: nothing to count.
@@ -55,8 +60,12 @@ func (c counter) list(ctx context.Context, ns string) ([]runtime.Object, error) 
 		}
 		return objs, err
 	}
+	inf, err := w.informer(gr, c)
+	if err != nil {
+		return nil, err
+	}
 	var out []runtime.Object
-	err := cache.ListAllByNamespace(c.informer.GetIndexer(), ns, labels.Everything(), func(it interface{}) {
+	err = cache.ListAllByNamespace(inf.GetIndexer(), ns, labels.Everything(), func(it interface{}) {
 		if obj, ok := it.(runtime.Object); ok {
 			out = append(out, obj)
 		}

@@ -14,14 +14,14 @@ import (
 // sync recounts every quota of a namespace and writes the status of those
 // that changed. A conflict (admission charged meanwhile) is an error, so
 // the namespace is recounted again.
-func (c *controller) sync(ctx context.Context, ns string) error {
+func (c *controller) sync(ctx context.Context, w *watchers, ns string) error {
 	quotas, err := c.quotas.cached(ns)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, q := range quotas {
-		if err := c.syncOne(ctx, q); err != nil && !apierrors.IsNotFound(err) {
+		if err := c.syncOne(ctx, w, q); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}
 	}
@@ -31,8 +31,8 @@ func (c *controller) sync(ctx context.Context, ns string) error {
 	return nil
 }
 
-func (c *controller) syncOne(ctx context.Context, q *corev1.ResourceQuota) error {
-	used, err := c.recount(ctx, q)
+func (c *controller) syncOne(ctx context.Context, w *watchers, q *corev1.ResourceQuota) error {
+	used, err := c.recount(ctx, w, q)
 	if err != nil {
 		return err
 	}
@@ -52,9 +52,9 @@ func (c *controller) syncOne(ctx context.Context, q *corev1.ResourceQuota) error
 
 // recount adds up what the objects in the quota's namespace and scope use
 // of each resource the quota limits. A resource whose objects this
-// controller has no informer for is listed live (generic counts), or, if it
+// controller has no counter for is listed live (generic counts), or, if it
 // cannot be, keeps the usage admission charged.
-func (c *controller) recount(ctx context.Context, q *corev1.ResourceQuota) (corev1.ResourceList, error) {
+func (c *controller) recount(ctx context.Context, w *watchers, q *corev1.ResourceQuota) (corev1.ResourceList, error) {
 	byResource := map[schema.GroupResource][]corev1.ResourceName{}
 	used := corev1.ResourceList{}
 	for _, name := range names(q.Spec.Hard) {
@@ -72,7 +72,7 @@ func (c *controller) recount(ctx context.Context, q *corev1.ResourceQuota) (core
 	}
 	now := time.Now()
 	for gr, limited := range byResource {
-		objs, err := c.counted[gr].list(ctx, q.Namespace)
+		objs, err := c.counted[gr].list(ctx, w, gr, q.Namespace)
 		if err != nil {
 			return nil, err
 		}

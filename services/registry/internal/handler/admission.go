@@ -52,22 +52,46 @@ func newAdmitters(a Admission) admitters {
 const retryAfterSeconds = 1
 
 // review is one question to admission about a write: the fields of an
-// AdmissionRequest the registry fills in, objects as JSON.
+// AdmissionRequest the registry fills in. Its objects are encoded only once
+// a stage wants to be asked (see encode).
 type review struct {
 	op        admissionv1.Operation
 	kind      schema.GroupVersionKind
 	name      string
 	namespace string
-	object    []byte // nil on DELETE
-	old       []byte // nil on CREATE
+	newObj    any // what object encodes; nil on DELETE
+	oldObj    any // what old encodes; nil on CREATE
 	options   runtime.Object
 	dryRun    bool
+
+	encoded     bool
+	object, old []byte // JSON, once encoded
+}
+
+// encode fills in the objects' JSON, once.
+func (rv *review) encode() error {
+	if rv.encoded {
+		return nil
+	}
+	var err error
+	if rv.newObj != nil {
+		if rv.object, err = json.Marshal(rv.newObj); err != nil {
+			return err
+		}
+	}
+	if rv.oldObj != nil {
+		if rv.old, err = json.Marshal(rv.oldObj); err != nil {
+			return err
+		}
+	}
+	rv.encoded = true
+	return nil
 }
 
 // attributes are the Attributes of rv for this request, as kube fills an
 // AdmissionRequest: the resource and subresource of the URL, the caller the
-// aggregator asserted.
-func (q *request) attributes(rv *review) (*admission.Attributes, error) {
+// aggregator asserted; without the objects and options (see withObjects).
+func (q *request) attributes(rv *review) *admission.Attributes {
 	gvr := metav1.GroupVersionResource{Group: q.res.Group, Version: q.res.Version, Resource: q.res.Resource}
 	gvk := metav1.GroupVersionKind{Group: rv.kind.Group, Version: rv.kind.Version, Kind: rv.kind.Kind}
 	a := &admission.Attributes{
@@ -75,9 +99,7 @@ func (q *request) attributes(rv *review) (*admission.Attributes, error) {
 		Kind:      gvk, Resource: gvr, SubResource: q.info.Subresource,
 		RequestKind: gvk, RequestResource: gvr, RequestSubResource: q.info.Subresource,
 		Name: rv.name, Namespace: rv.namespace,
-		Object:    runtime.RawExtension{Raw: rv.object},
-		OldObject: runtime.RawExtension{Raw: rv.old},
-		DryRun:    rv.dryRun,
+		DryRun: rv.dryRun,
 	}
 	if a.Namespace == "" && q.res.Group == "" && q.res.Resource == "namespaces" {
 		// As kube does, so that namespace-scoped policy applies to the
@@ -87,14 +109,24 @@ func (q *request) attributes(rv *review) (*admission.Attributes, error) {
 	if u, ok := identity.UserFrom(q.r.Context()); ok {
 		a.UserInfo = u.ToUserInfo()
 	}
+	return a
+}
+
+// withObjects fills in a's objects and options from rv.
+func withObjects(a *admission.Attributes, rv *review) error {
+	if err := rv.encode(); err != nil {
+		return err
+	}
+	a.Object = runtime.RawExtension{Raw: rv.object}
+	a.OldObject = runtime.RawExtension{Raw: rv.old}
 	if rv.options != nil {
 		raw, err := json.Marshal(rv.options)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		a.Options.Raw = raw
 	}
-	return a, nil
+	return nil
 }
 
 // mutate asks the mutating stage about rv and returns the object with its
@@ -125,12 +157,18 @@ func (q *request) validateAdmission(rv *review) error {
 
 // ask runs one stage: a denial is its Status, an admitter that could not
 // answer is 503; warnings go to the client either way.
+// A stage whose rules match nothing of rv allows it without being asked,
+// and without rv's objects being encoded.
 func (q *request) ask(a admission.Admitter, rv *review) (*admission.Result, error) {
-	attrs, err := q.attributes(rv)
-	if err != nil {
+	attrs := q.attributes(rv)
+	ctx := admission.WithNamespaceStates(q.r.Context(), namespaceStates{h: q.h})
+	if !admission.Wants(ctx, a, attrs) {
+		return admission.Allow(), nil
+	}
+	if err := withObjects(attrs, rv); err != nil {
 		return nil, err
 	}
-	res, err := a.Admit(q.r.Context(), attrs)
+	res, err := a.Admit(ctx, attrs)
 	if err != nil {
 		return nil, admissionError(err)
 	}

@@ -1,8 +1,6 @@
 package handler
 
 import (
-	"encoding/json"
-
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,19 +31,13 @@ func (q *request) writeOptions(op admissionv1.Operation, dryRun bool) runtime.Ob
 }
 
 // objectReview is the review of writing obj over old (nil on create).
-func (q *request) objectReview(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured) (*review, error) {
+func (q *request) objectReview(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured) *review {
 	rv := &review{op: op, kind: q.res.GroupVersionKind(), name: obj.GetName(), namespace: obj.GetNamespace(),
-		options: q.writeOptions(op, wr.dryRun), dryRun: wr.dryRun}
-	var err error
-	if rv.object, err = json.Marshal(obj.Object); err != nil {
-		return nil, err
-	}
+		newObj: obj.Object, options: q.writeOptions(op, wr.dryRun), dryRun: wr.dryRun}
 	if old != nil {
-		if rv.old, err = json.Marshal(old.Object); err != nil {
-			return nil, err
-		}
+		rv.oldObj = old.Object
 	}
-	return rv, nil
+	return rv
 }
 
 // mutateObject runs mutating admission on obj, which it replaces with the
@@ -57,11 +49,7 @@ func (q *request) mutateObject(wr *write, op admissionv1.Operation, obj, old *un
 	if q.h.adm.mutating == nil {
 		return nil
 	}
-	rv, err := q.objectReview(wr, op, obj, old)
-	if err != nil {
-		return err
-	}
-	patched, err := q.mutate(rv)
+	patched, err := q.mutate(q.objectReview(wr, op, obj, old))
 	if err != nil || patched == nil {
 		return err
 	}
@@ -85,11 +73,7 @@ func (q *request) validateObject(wr *write, op admissionv1.Operation, obj, old *
 	if q.h.adm.validating == nil {
 		return nil
 	}
-	rv, err := q.objectReview(wr, op, obj, old)
-	if err != nil {
-		return err
-	}
-	return q.validateAdmission(rv)
+	return q.validateAdmission(q.objectReview(wr, op, obj, old))
 }
 
 // admitDelete asks admission about deleting live, as kube asks both stages
@@ -100,12 +84,8 @@ func (q *request) admitDelete(live *unstructured.Unstructured, opts *metav1.Dele
 	}
 	o := opts.DeepCopy()
 	o.TypeMeta = optionsTypeMeta("DeleteOptions")
-	old, err := json.Marshal(live.Object)
-	if err != nil {
-		return err
-	}
 	rv := &review{op: admissionv1.Delete, kind: q.res.GroupVersionKind(), name: live.GetName(),
-		namespace: live.GetNamespace(), old: old, options: o, dryRun: len(opts.DryRun) > 0}
+		namespace: live.GetNamespace(), oldObj: live.Object, options: o, dryRun: len(opts.DryRun) > 0}
 	if _, err := q.mutate(rv); err != nil {
 		return err
 	}

@@ -16,17 +16,9 @@ import (
 var scaleKind = autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 
 // scaleReview is the review of writing the Scale want over old.
-func (q *request) scaleReview(wr *write, want, old *autoscalingv1.Scale) (*review, error) {
-	rv := &review{op: admissionv1.Update, kind: scaleKind, name: q.info.Name, namespace: q.info.Namespace,
-		options: q.writeOptions(admissionv1.Update, wr.dryRun), dryRun: wr.dryRun}
-	var err error
-	if rv.object, err = json.Marshal(want); err != nil {
-		return nil, err
-	}
-	if rv.old, err = json.Marshal(old); err != nil {
-		return nil, err
-	}
-	return rv, nil
+func (q *request) scaleReview(wr *write, want, old *autoscalingv1.Scale) *review {
+	return &review{op: admissionv1.Update, kind: scaleKind, name: q.info.Name, namespace: q.info.Namespace,
+		newObj: want, oldObj: old, options: q.writeOptions(admissionv1.Update, wr.dryRun), dryRun: wr.dryRun}
 }
 
 // mutateScale runs mutating admission on a Scale write and returns the
@@ -35,11 +27,7 @@ func (q *request) mutateScale(wr *write, want, old *autoscalingv1.Scale) (*autos
 	if q.h.adm.mutating == nil {
 		return want, nil
 	}
-	rv, err := q.scaleReview(wr, want, old)
-	if err != nil {
-		return nil, err
-	}
-	patched, err := q.mutate(rv)
+	patched, err := q.mutate(q.scaleReview(wr, want, old))
 	if err != nil || patched == nil {
 		return want, err
 	}
@@ -64,9 +52,5 @@ func (q *request) validateScale(wr *write, next *unstructured.Unstructured, old 
 	if err != nil {
 		return err
 	}
-	rv, err := q.scaleReview(wr, want, old)
-	if err != nil {
-		return err
-	}
-	return q.validateAdmission(rv)
+	return q.validateAdmission(q.scaleReview(wr, want, old))
 }

@@ -32,8 +32,8 @@ func DefaultValidatingAdmissionPolicy(obj *unstructured.Unstructured) {
 	defaultMatchResources(mapAt(spec, "matchConstraints"))
 }
 
-// ValidateValidatingAdmissionPolicy checks a policy's structure. CEL
-// expressions are required where kube requires them but not compiled yet.
+// ValidateValidatingAdmissionPolicy checks a policy's structure and
+// compiles its CEL expressions.
 func ValidateValidatingAdmissionPolicy(obj, old *unstructured.Unstructured) field.ErrorList {
 	policy, _, errs := decodePair[admv1.ValidatingAdmissionPolicy](obj, old)
 	if len(errs) > 0 {
@@ -53,7 +53,8 @@ func ValidateValidatingAdmissionPolicy(obj, old *unstructured.Unstructured) fiel
 	for i := range spec.Variables {
 		errs = append(errs, validateVariable(&spec.Variables[i], p.Child("variables").Index(i))...)
 	}
-	return append(errs, validatePolicyChecks(spec, policy.Name, p)...)
+	errs = append(errs, validatePolicyChecks(spec, policy.Name, p)...)
+	return append(errs, validatePolicyCEL(spec, p)...)
 }
 
 // validateMatchConstraints requires match criteria with at least one

@@ -62,6 +62,18 @@ func TestValidateValidatingAdmissionPolicy(t *testing.T) {
 		{name: "match condition duplicate", obj: with(t, base, edit{"spec.matchConditions", []any{
 			map[string]any{"name": "a", "expression": "true"}, map[string]any{"name": "a", "expression": "true"}}}),
 			want: []string{"spec.matchConditions[1].name: Duplicate value"}},
+		{name: "validation CEL", obj: with(t, base, edit{"spec.validations[0].expression", "object.spec.replicas <"}),
+			want: []string{"spec.validations[0].expression: Invalid value"}},
+		{name: "validation returns bool", obj: with(t, base, edit{"spec.validations[0].expression", "'yes'"}),
+			want: []string{"spec.validations[0].expression: Invalid value"}},
+		{name: "messageExpression CEL", obj: with(t, base, edit{"spec.validations[0].messageExpression", "objekt.name"}),
+			want: []string{"spec.validations[0].messageExpression: Invalid value"}},
+		{name: "match condition CEL", obj: with(t, base, edit{"spec.matchConditions[0].expression", "1 +"}),
+			want: []string{"spec.matchConditions[0].expression: Invalid value"}},
+		{name: "variable CEL", obj: with(t, base, edit{"spec.variables[0].expression", "object.spec.("}),
+			want: []string{"spec.variables[0].expression: Invalid value"}},
+		{name: "audit value CEL", obj: with(t, base, edit{"spec.auditAnnotations[0].valueExpression", "1"}),
+			want: []string{"spec.auditAnnotations[0].valueExpression: Invalid value"}},
 	})
 }
 

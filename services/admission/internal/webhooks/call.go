@@ -1,0 +1,143 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+)
+
+// callError is kube's ErrCallingWebhook: the webhook could not be asked or
+// gave no usable answer. Only these are subject to the failure policy.
+type callError struct {
+	webhook string
+	err     error
+}
+
+func (e *callError) Error() string {
+	return fmt.Sprintf("failed calling webhook %q: %v", e.webhook, e.err)
+}
+
+func (e *callError) Unwrap() error { return e.err }
+
+// shouldCall is kube's ShouldCallHook: whether h wants a, checking
+// namespaceSelector, objectSelector and rules, then matchConditions. A
+// non-nil Result is the request's denial: a namespace that cannot be
+// looked up, a selector that does not parse, or (failurePolicy Fail)
+// match conditions that cannot be evaluated.
+func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (bool, *admission.Result) {
+	nsMatch, nsErr := d.namespaces.matchNamespace(ctx, h.namespaceSelector, a)
+	if !nsMatch && nsErr == nil {
+		return false, nil
+	}
+	if !matchObject(h.objectSelector, a) || !h.matchesRules(a) {
+		return false, nil
+	}
+	var notFound *apierrors.StatusError
+	switch {
+	case apierrors.IsNotFound(nsErr) && errors.As(nsErr, &notFound):
+		return false, plugin.StatusResult(notFound)
+	case nsErr != nil:
+		return false, plugin.StatusResult(apierrors.NewInternalError(nsErr))
+	case h.selectorErr != nil:
+		return false, plugin.StatusResult(apierrors.NewInternalError(h.selectorErr))
+	}
+	ok, err := h.conditions.match(ctx, func() (map[string]any, error) { return celVariables(a) })
+	if err != nil {
+		if h.ignoreFailures {
+			return false, nil
+		}
+		gr := schema.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
+		return false, plugin.StatusResult(apierrors.NewForbidden(gr, a.Name, err))
+	}
+	return ok, nil
+}
+
+// call asks h about a. The error is a *callError (subject to the failure
+// policy) or a *apierrors.StatusError (the request's answer whatever the
+// policy); a Result is the webhook's answer, its denial worded as kube
+// words it.
+func call(ctx context.Context, h *hook, a *admission.Attributes, mutating bool) (*admission.Result, error) {
+	if a.DryRun && h.sideEffectsOnDryRun {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.name))
+	}
+	if h.clientErr != nil {
+		return nil, &callError{webhook: h.name, err: fmt.Errorf("could not get REST client: %w", h.clientErr)}
+	}
+	res, err := h.client.Admit(ctx, a)
+	if err != nil {
+		return nil, &callError{webhook: h.name, err: fmt.Errorf("failed to call webhook: %w", err)}
+	}
+	if !mutating && len(res.Patch) > 0 {
+		return nil, &callError{webhook: h.name, err: errors.New("received invalid webhook response: validating webhook may not return response.patch")}
+	}
+	out := *res
+	out.AuditAnnotations = prefixed(h.name, res.AuditAnnotations)
+	if !res.Allowed {
+		out.Patch, out.Status = nil, denial(h.name, res.Status)
+	}
+	return &out, nil
+}
+
+// denial is kube's ToStatusErr: the webhook's status, at least 400 and
+// Failure, its message prefixed with who denied the request.
+func denial(webhook string, status *metav1.Status) *metav1.Status {
+	s := metav1.Status{Status: metav1.StatusFailure}
+	if status != nil {
+		s = *status
+	}
+	if s.Code < http.StatusBadRequest {
+		s.Code = http.StatusBadRequest
+	}
+	if s.Status == "" || s.Status == metav1.StatusSuccess {
+		s.Status = metav1.StatusFailure
+	}
+	deniedBy := fmt.Sprintf("admission webhook %q denied the request", webhook)
+	switch {
+	case s.Message != "":
+		s.Message = deniedBy + ": " + s.Message
+	case s.Reason != "":
+		s.Message = deniedBy + ": " + string(s.Reason)
+	default:
+		s.Message = deniedBy + " without explanation"
+	}
+	return &s
+}
+
+// prefixed are a webhook's audit annotations under its name, as kube
+// records them, so that two webhooks cannot overwrite each other's.
+func prefixed(webhook string, annotations map[string]string) map[string]string {
+	if len(annotations) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(annotations))
+	for k, v := range annotations {
+		out[webhook+"/"+k] = v
+	}
+	return out
+}
+
+// failed turns a failed call into the request's denial, or nil when the
+// failure policy ignores it: an error calling the webhook is an internal
+// error under Fail; any other error is the answer whatever the policy.
+func failed(h *hook, err error) *admission.Result {
+	var ce *callError
+	if errors.As(err, &ce) {
+		if h.ignoreFailures {
+			return nil
+		}
+		return plugin.StatusResult(apierrors.NewInternalError(err))
+	}
+	var se *apierrors.StatusError
+	if errors.As(err, &se) {
+		return plugin.StatusResult(se)
+	}
+	return plugin.StatusResult(apierrors.NewInternalError(err))
+}

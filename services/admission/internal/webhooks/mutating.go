@@ -1,0 +1,164 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+)
+
+// Mutating is the MutatingAdmissionWebhook plugin's admitter. Its
+// CurrentRules are the mutating webhooks' rules.
+type Mutating struct {
+	d *dispatcher
+}
+
+var (
+	_ admission.Admitter  = (*Mutating)(nil)
+	_ plugin.DynamicRules = (*Mutating)(nil)
+)
+
+// CurrentRules implements plugin.DynamicRules.
+func (m *Mutating) CurrentRules() admission.Rules { return m.d.rulesFor(admission.PhaseMutating) }
+
+// Admit calls the mutating webhooks a matches, one after the other, each
+// on the object as the ones before patched it; then, once, those with
+// reinvocationPolicy IfNeeded that a later webhook's change followed. The
+// first denial (or failure, under failurePolicy Fail) is the answer; an
+// allow carries every patch, in order, against a's object.
+func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) (*admission.Result, error) {
+	hooks, err := m.d.prepare(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	if len(hooks) == 0 {
+		return admission.Allow(), nil
+	}
+	cur := *a
+	r := &mutation{d: m.d, cur: &cur, sum: newSummary(), invoked: map[*hook]bool{}, again: map[*hook]bool{}}
+	for i, h := range hooks {
+		if deny := r.invoke(ctx, 0, i, h); deny != nil {
+			return deny, nil
+		}
+	}
+	for i, h := range hooks {
+		if !r.again[h] {
+			continue
+		}
+		if deny := r.invoke(ctx, 1, i, h); deny != nil {
+			return deny, nil
+		}
+	}
+	return &r.sum.Result, nil
+}
+
+// mutation is one request's pass through the mutating webhooks.
+type mutation struct {
+	d   *dispatcher
+	cur *admission.Attributes // the object as patched so far
+	sum *summary
+	// invoked are the IfNeeded webhooks called since the last change;
+	// again those a later change makes call once more.
+	invoked, again map[*hook]bool
+}
+
+// invoke asks h (the index-th webhook) in round 0 or 1 and applies its
+// patch; a non-nil Result is the request's denial.
+func (r *mutation) invoke(ctx context.Context, round, index int, h *hook) *admission.Result {
+	ok, deny := r.d.shouldCall(ctx, h, r.cur)
+	if deny != nil {
+		return r.sum.deny(deny.Status)
+	}
+	if !ok {
+		return nil
+	}
+	res, err := call(ctx, h, r.cur, true)
+	if err != nil {
+		if deny := failed(h, err); deny != nil {
+			return r.sum.deny(deny.Status)
+		}
+		r.sum.failedOpen("mutation", round, index, h, err, r.d.log)
+		return nil
+	}
+	r.sum.add(res)
+	if !res.Allowed {
+		return r.sum.deny(res.Status)
+	}
+	changed, err := r.apply(h, res.Patch)
+	if err != nil {
+		return r.sum.deny(&apierrors.NewInternalError(err).ErrStatus)
+	}
+	r.sum.annotate(fmt.Sprintf("mutation.webhook.admission.k8s.io/round_%d_index_%d", round, index), mutationAnnotation(h, changed))
+	if changed {
+		for w := range r.invoked {
+			r.again[w] = true
+		}
+		clear(r.invoked)
+	}
+	if h.reinvoke && round == 0 {
+		r.invoked[h] = true
+	}
+	return nil
+}
+
+// apply applies h's patch to the current object and adds it to the
+// answer's; it reports whether the object changed.
+func (r *mutation) apply(h *hook, patch []byte) (bool, error) {
+	if len(patch) == 0 {
+		return false, nil
+	}
+	if len(r.cur.Object.Raw) == 0 {
+		return false, fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name)
+	}
+	next, err := admission.ApplyPatch(r.cur.Object.Raw, patch)
+	if err != nil {
+		return false, fmt.Errorf("admission webhook %q: %w", h.name, err)
+	}
+	all, err := concatPatches(r.sum.Patch, patch)
+	if err != nil {
+		return false, err
+	}
+	changed := !sameJSON(r.cur.Object.Raw, next)
+	r.cur.Object.Raw, r.sum.Patch = next, all
+	return changed, nil
+}
+
+// concatPatches is one JSON patch doing first's operations, then next's.
+func concatPatches(first, next []byte) ([]byte, error) {
+	if len(first) == 0 {
+		return next, nil
+	}
+	var a, b []json.RawMessage
+	if err := json.Unmarshal(first, &a); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(next, &b); err != nil {
+		return nil, err
+	}
+	return json.Marshal(append(a, b...))
+}
+
+// sameJSON compares two documents by value, not by formatting.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// mutationAnnotation is kube's audit annotation value saying whether a
+// webhook changed the object.
+func mutationAnnotation(h *hook, mutated bool) string {
+	v, _ := json.Marshal(struct {
+		Configuration string `json:"configuration"`
+		Webhook       string `json:"webhook"`
+		Mutated       bool   `json:"mutated"`
+	}{h.configuration, h.name, mutated})
+	return string(v)
+}
