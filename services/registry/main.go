@@ -25,6 +25,10 @@ func main() {
 	fs := pflag.NewFlagSet("registry", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6444")
 	fs.StringSliceVar(&cfg.EtcdServers, "etcd-servers", nil, "etcd client URLs; empty starts an embedded etcd under --data-dir")
+	etcdFiles := etcdTLSFiles{}
+	fs.StringVar(&etcdFiles.ca, "etcd-cafile", "", "CA certificates the https --etcd-servers' certificates chain to; empty means the system's")
+	fs.StringVar(&etcdFiles.cert, "etcd-certfile", "", "PEM client certificate shown to etcd (with --etcd-keyfile), for etcd's --client-cert-auth")
+	fs.StringVar(&etcdFiles.key, "etcd-keyfile", "", "PEM private key of --etcd-certfile")
 	fs.StringVar(&cfg.DataDir, "data-dir", ".run/etcd", "directory of the embedded etcd's data")
 	fs.DurationVar(&cfg.CompactionInterval, "etcd-compaction-interval", 5*time.Minute, "how often to compact etcd's history (0 never)")
 	fs.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long Events are kept after their last update")
@@ -45,6 +49,10 @@ func main() {
 	serve.Main("registry", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
 		if err := load(&cfg, *identityKeys, adm); err != nil {
+			return nil, err
+		}
+		var err error
+		if cfg.EtcdTLS, err = etcdFiles.config(); err != nil {
 			return nil, err
 		}
 		return registry.Start(ctx, cfg)

@@ -11,6 +11,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // Admission are the two admission stages of every write (create, update,
@@ -69,7 +70,7 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 		}
 		transport = t
 	}
-	client := &http.Client{Transport: signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience)}
+	client := &http.Client{Transport: tracing.Transport(signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience))}
 	base := strings.TrimSuffix(cfg.URL, "/")
 	mutating, err := admission.NewWebhookClient(admission.WebhookConfig{URL: base + admission.MutatingPath, HTTPClient: client, Timeout: cfg.Timeout})
 	if err != nil {

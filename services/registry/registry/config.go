@@ -5,6 +5,7 @@ package registry
 
 import (
 	"crypto"
+	"crypto/tls"
 	"errors"
 	"net"
 	"time"
@@ -22,6 +23,9 @@ type Config struct {
 	// EtcdServers are the client URLs of an external etcd cluster. Empty
 	// means an etcd embedded in this process, keeping its data in DataDir.
 	EtcdServers []string
+	// EtcdTLS, when set, is how the registry speaks TLS to EtcdServers
+	// (https URLs): the CA it trusts and the client certificate it shows.
+	EtcdTLS *tls.Config
 	// DataDir holds the embedded etcd's data.
 	DataDir string
 	// CompactionInterval is how often etcd's history is compacted; 0 never.

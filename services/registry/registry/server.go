@@ -12,6 +12,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/embedetcd"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/internal/compactor"
+	"github.com/kubesplit/kubesplit/services/registry/internal/customresource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
 	"github.com/kubesplit/kubesplit/services/registry/internal/openapi"
@@ -30,6 +31,7 @@ type Server struct {
 	// back their leases while the server still answers.
 	stopControllers func()
 	stores          []*storage.Store
+	customResources *customresource.Serving
 	trust           *trust
 }
 
@@ -64,7 +66,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
-	if s.server, err = serve.Start(ctx, cfg.Endpoint, s.routes(discovery.New(resource.Builtins), docs), nil); err != nil {
+	s.customResources = s.serveCustomResources(runCtx, backend, docs)
+	if s.server, err = serve.Start(ctx, cfg.Endpoint, s.routes(discovery.New(s.discoverable()), docs), nil); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -94,7 +97,7 @@ func (s *Server) connect(cfg Config) error {
 		s.etcd = e
 		endpoints = []string{e.Endpoint()}
 	}
-	client, err := embedetcd.NewClient(endpoints)
+	client, err := embedetcd.NewClient(endpoints, cfg.EtcdTLS)
 	if err != nil {
 		if s.etcd != nil {
 			s.etcd.Close()
@@ -127,7 +130,7 @@ func (s *Server) storesReady() bool {
 			return false
 		}
 	}
-	return true
+	return s.customResources == nil || s.customResources.Synced()
 }
 
 // URL is the registry's base URL.

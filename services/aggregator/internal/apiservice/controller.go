@@ -173,6 +173,10 @@ func (c *Controller) install(svcs []*apiService) {
 	var keys []string
 	for _, s := range svcs {
 		if s.Spec.Service == nil {
+			// Served by the upstreams, but its coming or going (a CRD's
+			// group) still changes the merged discovery: counted in the
+			// key, so that Routes hears of it.
+			keys = append(keys, "local "+s.Name)
 			continue
 		}
 		d := discovery.APIService{

@@ -135,6 +135,31 @@ func TestInvalidBackendAndLocalAPIServices(t *testing.T) {
 	}
 }
 
+// TestLocalAPIServiceChangesReachRoutes: a local APIService arriving (a
+// CRD's group) is not routed but is told to Routes, whose merged discovery
+// must list the new group at once; a round with nothing new tells nothing.
+func TestLocalAPIServiceChangesReachRoutes(t *testing.T) {
+	local := func(name, group string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"group": group, "version": "v1", "groupPriorityMinimum": int64(1000), "versionPriority": int64(100)},
+		}}
+	}
+	c, r, client := newController(t, nil, local("v1.apps", "apps"))
+	syncOnce(t, c, client)
+	syncOnce(t, c, client)
+	if r.calls != 1 {
+		t.Fatalf("Routes told %d times for one unchanged local APIService, want 1", r.calls)
+	}
+	if _, err := client.Resource(GVR).Create(context.Background(), local("v1.stable.example.com", "stable.example.com"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	syncOnce(t, c, client)
+	if r.calls != 2 {
+		t.Errorf("Routes told %d times after a local APIService arrived, want 2", r.calls)
+	}
+}
+
 // TestUnchangedBackendIsKept: a round with nothing new keeps the backend
 // built before (its connections and health); a changed spec replaces it.
 func TestUnchangedBackendIsKept(t *testing.T) {

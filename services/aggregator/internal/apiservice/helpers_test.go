@@ -150,14 +150,16 @@ func wardle(url string, caBundle []byte) *unstructured.Unstructured {
 
 // routes records what the controller installs.
 type routes struct {
-	mu   sync.Mutex
-	svcs []discovery.APIService
+	mu    sync.Mutex
+	svcs  []discovery.APIService
+	calls int
 }
 
 func (r *routes) SetAPIServices(s []discovery.APIService) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.svcs = s
+	r.calls++
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -64,7 +65,17 @@ func (h *Handler) SetAPIServices(svcs []APIService) error {
 		h.aggregated.Store(old)
 		return err
 	}
+	h.forgetGroups()
 	return nil
+}
+
+// forgetGroups drops the cached /apis, so the next request sees a group
+// an APIService (a CRD's local one included) just brought. A refresh
+// under way finishes first, since it may predate the change.
+func (h *Handler) forgetGroups() {
+	h.cache.mu.Lock()
+	defer h.cache.mu.Unlock()
+	h.cache.at = time.Time{}
 }
 
 // discoveryOrder lists svcs as kube's aggregator does: groups by their

@@ -58,6 +58,22 @@ func TestGroupListIsCached(t *testing.T) {
 	}
 }
 
+// TestAPIServicesRefreshGroupList: a change of APIServices (a CRD's local
+// one when its group arrives) drops the cached /apis at once.
+func TestAPIServicesRefreshGroupList(t *testing.T) {
+	reg := newService(t, Registry, false, "apps/v1")
+	now := time.Unix(1000, 0)
+	h := newHandler(t, func() time.Time { return now }, reg, newService(t, Authn, false), newService(t, Authz, false))
+	groupsOf(t, serve(h, http.MethodGet, "/apis"))
+	if err := h.SetAPIServices(nil); err != nil {
+		t.Fatal(err)
+	}
+	groupsOf(t, serve(h, http.MethodGet, "/apis"))
+	if n := reg.fetches.Load(); n != 2 {
+		t.Errorf("/apis fetched %d times within the cache's lifetime, want 2: SetAPIServices must refresh it", n)
+	}
+}
+
 func TestRequestsAreForwardedByRoute(t *testing.T) {
 	h := newHandler(t, nil, newService(t, Registry, false), newService(t, Authn, false), newService(t, Authz, false))
 	cases := []struct{ method, path, want string }{

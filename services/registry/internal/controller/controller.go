@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/customresourcedefinition"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/garbagecollector"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/namespace"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/serviceaccount"
@@ -60,6 +61,13 @@ var runners = []runner{
 	}},
 	{"serviceaccount", func(ctx context.Context, c clients, log *slog.Logger) error {
 		ctrl, err := serviceaccount.New(serviceaccount.Options{Client: c.kube, Log: log})
+		if err != nil {
+			return err
+		}
+		return ctrl.Run(ctx)
+	}},
+	{"customresourcedefinition", func(ctx context.Context, c clients, log *slog.Logger) error {
+		ctrl, err := customresourcedefinition.New(customresourcedefinition.Options{Dynamic: c.dynamic, Log: log})
 		if err != nil {
 			return err
 		}

@@ -97,6 +97,11 @@ func objectFromJSON(info *resource.Info, data []byte) (*unstructured.Unstructure
 	typed, ok := resource.Typed(info.GroupVersionKind())
 	if !ok {
 		obj, _, strictErrs, err := parseObject(info, data)
+		if err == nil && info.Prune != nil {
+			for _, path := range info.Prune(obj) {
+				strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", path))
+			}
+		}
 		return obj, strictErrs, err
 	}
 	if err := checkDepth(data); err != nil {
@@ -122,6 +127,13 @@ func objectFromJSON(info *resource.Info, data []byte) (*unstructured.Unstructure
 // caller claims; unknown fields are still reported.
 func applyIntent(info *resource.Info, data []byte) (*unstructured.Unstructured, []error, error) {
 	obj, _, strictErrs, err := parseObject(info, data)
+	if err == nil && info.Prune != nil {
+		// Reported only: the intent keeps what the caller wrote, and the
+		// object it becomes is pruned by the resource's defaulting.
+		for _, path := range info.Prune(obj.DeepCopy()) {
+			strictErrs = append(strictErrs, fmt.Errorf("unknown field %q", path))
+		}
+	}
 	return obj, strictErrs, err
 }
 

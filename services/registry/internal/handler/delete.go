@@ -146,7 +146,7 @@ func (q *request) deleteOne(cur *storage.Object, opts *metav1.DeleteOptions) (*s
 
 // needsFinalizing reports whether deleting obj must wait for finalizers.
 func (q *request) needsFinalizing(obj *unstructured.Unstructured, opts *metav1.DeleteOptions) bool {
-	if len(obj.GetFinalizers()) > 0 || obj.GetDeletionTimestamp() != nil {
+	if len(obj.GetFinalizers()) > 0 || obj.GetDeletionTimestamp() != nil || q.res.MarkDeleted != nil {
 		return true
 	}
 	if p := opts.PropagationPolicy; p != nil && *p != metav1.DeletePropagationBackground {
@@ -181,6 +181,9 @@ func (q *request) markDeleted(cur *unstructured.Unstructured, opts *metav1.Delet
 	}
 	if q.res.SpecFinalizers {
 		_ = unstructured.SetNestedField(obj.Object, "Terminating", "status", "phase")
+	}
+	if q.res.MarkDeleted != nil {
+		q.res.MarkDeleted(obj)
 	}
 	return obj
 }

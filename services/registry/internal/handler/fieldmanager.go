@@ -42,7 +42,7 @@ func (f *fieldManagers) get(info *resource.Info, subresource string) (*managedfi
 		return fm, nil
 	}
 	tc := builtinTypes
-	if _, ok := resource.Typed(info.GroupVersionKind()); !ok {
+	if !hasBuiltinSchema(info) {
 		tc = managedfields.NewDeducedTypeConverter()
 	}
 	fm, err := managedfields.NewDefaultCRDFieldManager(tc, sameVersion{}, defaulter{info}, creater{},
@@ -55,6 +55,20 @@ func (f *fieldManagers) get(info *resource.Info, subresource string) (*managedfi
 	}
 	f.m[key] = fm
 	return fm, nil
+}
+
+// hasBuiltinSchema reports whether client-go publishes a schema for the
+// kind: custom resources have none, nor do some compiled-in kinds
+// (CustomResourceDefinition, APIService), which are then tracked as
+// custom resources are.
+func hasBuiltinSchema(info *resource.Info) bool {
+	if _, ok := resource.Typed(info.GroupVersionKind()); !ok {
+		return false
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetGroupVersionKind(info.GroupVersionKind())
+	_, err := builtinTypes.ObjectToTyped(u)
+	return err == nil
 }
 
 // resetFields are the fields a write to a subresource does not own: the

@@ -14,7 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
@@ -72,6 +74,18 @@ func (h *Handler) store(info *requestinfo.Info) (*storage.Store, bool) {
 	return s, ok
 }
 
+// storeOf is the store of a resource in any version.
+func (h *Handler) storeOf(gr metav1.GroupResource) (*storage.Store, bool) {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	for gvr, s := range h.stores {
+		if gvr.Group == gr.Group && gvr.Resource == gr.Resource {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
 // ServeHTTP dispatches a resource request by verb.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info := requestinfo.New(r)
@@ -84,6 +98,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		(!s.Info().Namespaced && info.Namespace != "" && info.Resource != "namespaces") {
 		apierror.Write(w, notFoundPath(info.Path))
 		return
+	}
+	user, _ := identity.UserFrom(r.Context())
+	tracing.Describe(r.Context(), r.Method, info, user.Name)
+	if refuse := s.Info().Refuse; refuse != nil {
+		if err := refuse(info.Verb); err != nil {
+			apierror.Write(w, err)
+			return
+		}
 	}
 	req := &request{h: h, w: w, r: r, info: info, store: s, res: s.Info()}
 	var err error

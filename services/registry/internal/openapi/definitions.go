@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"encoding/json"
+
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
@@ -32,6 +34,9 @@ func definitionsFor(resources []*resource.Info) common.GetOpenAPIDefinitions {
 // object metadata, and anything else. Kubernetes marks such schemas with
 // x-kubernetes-preserve-unknown-fields, and clients then accept any field.
 func openObject(ref common.ReferenceCallback, r *resource.Info) common.OpenAPIDefinition {
+	if r.OpenAPISchema != nil {
+		return schemaObject(ref, r)
+	}
 	s := spec.Schema{
 		SchemaProps: spec.SchemaProps{
 			Description: r.Kind + " is a " + r.APIVersion() + " object whose schema the registry does not know.",
@@ -43,6 +48,25 @@ func openObject(ref common.ReferenceCallback, r *resource.Info) common.OpenAPIDe
 		}},
 	}
 	s.Properties["metadata"] = refSchema(ref, defObjectMeta, "Standard object's metadata.")
+	return common.OpenAPIDefinition{Schema: s, Dependencies: []string{string(defObjectMeta)}}
+}
+
+// schemaObject describes a custom resource by its CRD's schema, with the
+// type and object metadata every object has.
+func schemaObject(ref common.ReferenceCallback, r *resource.Info) common.OpenAPIDefinition {
+	var s spec.Schema
+	// A copy through JSON: the builders modify what they are given.
+	data, _ := json.Marshal(r.OpenAPISchema)
+	_ = json.Unmarshal(data, &s)
+	if s.Properties == nil {
+		s.Properties = map[string]spec.Schema{}
+	}
+	for k, v := range typeMeta() {
+		if _, ok := s.Properties[k]; !ok {
+			s.Properties[k] = v
+		}
+	}
+	s.Properties["metadata"] = refSchema(ref, defObjectMeta, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
 	return common.OpenAPIDefinition{Schema: s, Dependencies: []string{string(defObjectMeta)}}
 }
 

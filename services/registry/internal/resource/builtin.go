@@ -74,7 +74,8 @@ func Builtins() []*Info {
 			Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
 			StatusSubresource: true, Generation: true,
 			Default: validation.DefaultCustomResourceDefinition, Validate: validation.ValidateCustomResourceDefinition,
-			Columns: printers.CustomResourceDefinition},
+			MarkDeleted: validation.MarkCustomResourceDefinitionDeleted,
+			Columns:     printers.CustomResourceDefinition},
 
 		// apiregistration.k8s.io/v1
 		{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Singular: "apiservice",

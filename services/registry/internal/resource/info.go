@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
 )
@@ -46,6 +47,14 @@ type Info struct {
 	// SpecFinalizers means spec.finalizers hold an object back from deletion
 	// as metadata.finalizers do (Namespace's "kubernetes" finalizer).
 	SpecFinalizers bool
+	// Refuse, when set, may refuse a request by its verb before anything
+	// else runs (a custom resource whose definition is being deleted takes
+	// no creates).
+	Refuse func(verb string) error
+	// MarkDeleted, when set, makes every delete wait for finalizers: it is
+	// called on the object being marked for deletion to add what a delete
+	// sets (a CRD's cleanup finalizer and Terminating condition).
+	MarkDeleted func(obj *unstructured.Unstructured)
 	// Subresources the registry serves beyond "status" (e.g. "finalize").
 	Subresources []string
 
@@ -58,6 +67,15 @@ type Info struct {
 	// Validate checks an object before it is written; old is nil on create.
 	// nil means only the generic ObjectMeta checks run.
 	Validate func(obj, old *unstructured.Unstructured) field.ErrorList
+	// OpenAPISchema, for custom resources, is the schema published in the
+	// OpenAPI documents (kubectl explain); nil for built-in kinds, whose
+	// definitions are generated, or an open object when there is none.
+	OpenAPISchema *spec.Schema
+	// Prune, for custom resources, removes the fields the schema does not
+	// specify and returns their paths, which fieldValidation reports as
+	// unknown fields; nil for kinds whose Go type drops them.
+	Prune func(obj *unstructured.Unstructured) []string
+
 	// Columns are the whole table kubectl prints for the resource; nil
 	// means printers.Default (NAME, CREATED AT).
 	Columns []printers.Column

@@ -27,15 +27,31 @@ type StoreOptions struct {
 	// TTL, when set, makes etcd delete each object that long after its
 	// last write (kube's --event-ttl).
 	TTL time.Duration
+	// StorageVersion, when set and not the version the store serves, is
+	// the apiVersion objects are kept at in etcd (a custom resource's
+	// storage version); they are served with their apiVersion rewritten.
+	StorageVersion string
+	// Convert, when set, converts an object to another apiVersion between
+	// the two (a conversion webhook); nil rewrites apiVersion alone.
+	Convert Converter
 }
+
+// Converter returns obj converted to apiVersion; it may modify obj.
+type Converter func(obj map[string]any, apiVersion string) (map[string]any, error)
 
 // NewStore starts the cache of a resource and returns its store.
 func (b *Backend) NewStore(info *resource.Info, opts StoreOptions) *Store {
-	s := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.revs}
+	return b.newStore(b.ctx, info, opts)
+}
+
+func (b *Backend) newStore(ctx context.Context, info *resource.Info, opts StoreOptions) *Store {
+	s := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.revs,
+		versions: newVersions(info.APIVersion(), opts.StorageVersion, opts.Convert)}
+	s.cache.versions = s.versions
 	if opts.TTL > 0 {
 		s.leases = &leases{client: b.client, ttl: opts.TTL}
 	}
-	go s.cache.run(b.ctx)
+	go s.cache.run(ctx)
 	return s
 }
 
@@ -85,7 +101,7 @@ func (s *Store) Watch(ctx context.Context, namespace string, opts WatchOptions) 
 	if rv == 0 {
 		return nil, apierrors.NewBadRequest("invalid resource version")
 	}
-	return watchEtcd(ctx, s.client, f, rv), nil
+	return watchEtcd(ctx, s.client, f, rv, s.versions), nil
 }
 
 // WatchRevision is the revision up to which a watch served from the cache

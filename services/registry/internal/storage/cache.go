@@ -54,6 +54,7 @@ type cache struct {
 	history  *history
 	watchers map[*cacheWatcher]struct{}
 	ready    chan struct{}
+	versions *versions // see StoreOptions.StorageVersion
 }
 
 func newCache(client *clientv3.Client, prefix string) *cache {
@@ -132,7 +133,7 @@ func (c *cache) load(ctx context.Context) (map[string]*Object, int64, error) {
 	fresh := map[string]*Object{}
 	rev, err := scan(ctx, c.client, c.prefix, clientv3.GetPrefixRangeEnd(c.prefix), 0, relistPage,
 		func(kv *mvccpb.KeyValue, _ bool, _ int64) bool {
-			obj, err := decode(kv.Value, kv.ModRevision)
+			obj, err := c.versions.decode(kv.Value, kv.ModRevision)
 			if err != nil {
 				slog.Error("skipping undecodable object", "key", string(kv.Key), "err", err)
 				return false
@@ -187,7 +188,7 @@ func (c *cache) apply(events []*clientv3.Event) {
 			}
 			continue
 		}
-		obj, err := decode(ev.Kv.Value, last)
+		obj, err := c.versions.decode(ev.Kv.Value, last)
 		if err != nil {
 			slog.Error("skipping undecodable object", "key", key, "err", err)
 			continue
@@ -263,6 +264,18 @@ func (c *cache) get(key string) (*Object, int64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.objects[key], c.rev
+}
+
+// any reports whether the cache holds an object under prefix.
+func (c *cache) any(prefix string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for key := range c.objects {
+		if strings.HasPrefix(key, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // list returns the cached objects under prefix that match, sorted by key,

@@ -160,7 +160,7 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 	}
 	rev, err := scan(ctx, s.client, start, clientv3.GetPrefixRangeEnd(prefix), rev, batch,
 		func(kv *mvccpb.KeyValue, more bool, left int64) bool {
-			obj, err := decode(kv.Value, kv.ModRevision)
+			obj, err := s.versions.decode(kv.Value, kv.ModRevision)
 			if err != nil || !match(obj) {
 				return false
 			}
@@ -210,4 +210,13 @@ func parseRV(s string) (int64, error) {
 		return 0, apierrors.NewBadRequest(fmt.Sprintf("invalid resource version %q", s))
 	}
 	return rv, nil
+}
+
+// Holds reports whether namespace holds at least one object, from the
+// cache as it stands; known is false until the cache has filled.
+func (s *Store) Holds(namespace string) (holds, known bool) {
+	if !s.Ready() {
+		return false, false
+	}
+	return s.cache.any(s.info.NamespacePrefix(namespace)), true
 }

@@ -24,6 +24,9 @@ type Store struct {
 	cache  *cache
 	revs   *revisions
 	leases *leases // nil unless objects expire
+	stop   func()  // ends the cache of a closable store (see Close)
+	// versions keeps objects at another version than the one served.
+	versions *versions
 }
 
 // Info describes the resource the store keeps.
@@ -38,7 +41,7 @@ type UpdateFunc func(cur *Object) (*unstructured.Unstructured, error)
 // is returned as it would have been stored.
 func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*Object, error) {
 	key := s.info.Key(obj.GetNamespace(), obj.GetName())
-	data, err := encodeForStorage(obj)
+	data, err := s.versions.encode(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +110,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 			}
 			return cur, nil
 		}
-		data, err := encodeForStorage(next)
+		data, err := s.versions.encode(next)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +193,7 @@ func (s *Store) read(ctx context.Context, key, name string) (*Object, error) {
 	if len(resp.Kvs) == 0 {
 		return nil, apierrors.NewNotFound(s.groupResource(), name)
 	}
-	return decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
+	return s.versions.decode(resp.Kvs[0].Value, resp.Kvs[0].ModRevision)
 }
 
 // fromElse reads the current state from the Else branch of a failed
@@ -200,7 +203,7 @@ func (s *Store) fromElse(resp *clientv3.TxnResponse, name string) (*Object, erro
 	if len(kvs) == 0 {
 		return nil, apierrors.NewNotFound(s.groupResource(), name)
 	}
-	return decode(kvs[0].Value, kvs[0].ModRevision)
+	return s.versions.decode(kvs[0].Value, kvs[0].ModRevision)
 }
 
 // put is the write of data at key, with a lease when objects expire.

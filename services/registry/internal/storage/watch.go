@@ -147,7 +147,7 @@ func (c *cache) snapshot(f filter) []Event {
 // watchEtcd serves a watch that resumes from a revision older than the
 // cache's history straight from etcd. A compacted revision ends it with a
 // 410 Expired error event, as kube-apiserver answers.
-func watchEtcd(ctx context.Context, client *clientv3.Client, f filter, rev int64) *Watch {
+func watchEtcd(ctx context.Context, client *clientv3.Client, f filter, rev int64, v *versions) *Watch {
 	ctx, cancel := context.WithCancel(ctx)
 	ch := make(chan Event, watchBuffer)
 	var once sync.Once
@@ -160,7 +160,7 @@ func watchEtcd(ctx context.Context, client *clientv3.Client, f filter, rev int64
 				return
 			}
 			for _, e := range resp.Events {
-				ev, ok := etcdEvent(e)
+				ev, ok := etcdEvent(e, v)
 				if !ok {
 					continue
 				}
@@ -178,11 +178,11 @@ func watchEtcd(ctx context.Context, client *clientv3.Client, f filter, rev int64
 }
 
 // etcdEvent converts one etcd event.
-func etcdEvent(e *clientv3.Event) (Event, bool) {
+func etcdEvent(e *clientv3.Event, v *versions) (Event, bool) {
 	key := string(e.Kv.Key)
 	var prev *Object
 	if e.PrevKv != nil {
-		prev, _ = decode(e.PrevKv.Value, e.PrevKv.ModRevision)
+		prev, _ = v.decode(e.PrevKv.Value, e.PrevKv.ModRevision)
 	}
 	if e.Type == clientv3.EventTypeDelete {
 		if prev == nil {
@@ -191,7 +191,7 @@ func etcdEvent(e *clientv3.Event) (Event, bool) {
 		gone, err := prev.withRevision(e.Kv.ModRevision)
 		return Event{Type: watch.Deleted, Object: gone, Prev: prev, Key: key}, err == nil
 	}
-	obj, err := decode(e.Kv.Value, e.Kv.ModRevision)
+	obj, err := v.decode(e.Kv.Value, e.Kv.ModRevision)
 	if err != nil {
 		return Event{}, false
 	}

@@ -1,8 +1,16 @@
 package validation
 
 import (
+	"regexp"
+	"strings"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/kubesplit/kubesplit/pkg/celenv"
 )
 
 // schemaTypes are the OpenAPI types a schema node may have.
@@ -32,6 +40,15 @@ func validateSchemaNode(s *apiextensionsv1.JSONSchemaProps, p *field.Path) field
 	}
 	if s.Ref != nil {
 		errs = append(errs, field.Forbidden(p.Child("$ref"), "$ref is not supported"))
+	}
+	if s.Pattern != "" {
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			errs = append(errs, field.Invalid(p.Child("pattern"), s.Pattern, "must be a valid regular expression, but isn't: "+err.Error()))
+		}
+	}
+	errs = append(errs, validateSchemaRules(s.XValidations, p.Child("x-kubernetes-validations"))...)
+	if s.Default != nil {
+		errs = append(errs, validateSchemaDefault(s, p.Child("default"))...)
 	}
 	for _, name := range sortedKeys(s.Properties) {
 		child := s.Properties[name]
@@ -73,4 +90,51 @@ func requireType(s *apiextensionsv1.JSONSchemaProps, p *field.Path, msg string) 
 		return field.ErrorList{field.Required(p.Child("type"), msg)}
 	}
 	return nil
+}
+
+// validateSchemaRules compiles a node's x-kubernetes-validations, so a rule
+// that cannot run is refused with the CRD rather than failing every write.
+func validateSchemaRules(rules apiextensionsv1.ValidationRules, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, r := range rules {
+		rp := p.Index(i)
+		if strings.TrimSpace(r.Rule) == "" {
+			errs = append(errs, field.Required(rp.Child("rule"), "rule is not specified"))
+			continue
+		}
+		if _, err := celenv.CompileSelf(r.Rule, celenv.Bool); err != nil {
+			errs = append(errs, field.Invalid(rp.Child("rule"), r.Rule, err.Error()))
+		}
+		if r.MessageExpression != "" {
+			if _, err := celenv.CompileSelf(r.MessageExpression, celenv.String); err != nil {
+				errs = append(errs, field.Invalid(rp.Child("messageExpression"), r.MessageExpression, err.Error()))
+			}
+		}
+		if r.Message != "" && strings.TrimSpace(r.Message) == "" {
+			errs = append(errs, field.Invalid(rp.Child("message"), r.Message, "message must be non-empty if specified"))
+		}
+		if r.Reason != nil {
+			errs = append(errs, oneOf(*r.Reason, rp.Child("reason"), apiextensionsv1.FieldValueRequired,
+				apiextensionsv1.FieldValueForbidden, apiextensionsv1.FieldValueInvalid, apiextensionsv1.FieldValueDuplicate)...)
+		}
+	}
+	return errs
+}
+
+// validateSchemaDefault checks a default against its own node's schema, so
+// that defaulting can never make an object invalid.
+func validateSchemaDefault(s *apiextensionsv1.JSONSchemaProps, p *field.Path) field.ErrorList {
+	var value any
+	if err := utiljson.Unmarshal(s.Default.Raw, &value); err != nil {
+		return field.ErrorList{field.Invalid(p, string(s.Default.Raw), "must be valid JSON: "+err.Error())}
+	}
+	openapi, err := CRDOpenAPISchema(s)
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, value, err.Error())}
+	}
+	var errs field.ErrorList
+	for _, e := range validate.NewSchemaValidator(openapi, nil, "", strfmt.Default).Validate(value).Errors {
+		errs = append(errs, field.Invalid(p, value, e.Error()))
+	}
+	return errs
 }

@@ -1,0 +1,88 @@
+package customresource
+
+import (
+	"fmt"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+)
+
+// Infos describes the resources a CRD serves: one per served version,
+// under the names the CRD's status accepted (kube serves accepted names,
+// not spec.names, so a name another CRD holds is never served twice).
+func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, error) {
+	names := crd.Status.AcceptedNames
+	if names.Plural == "" {
+		names = crd.Spec.Names
+	}
+	var infos []*resource.Info
+	for i := range crd.Spec.Versions {
+		v := &crd.Spec.Versions[i]
+		if !v.Served {
+			continue
+		}
+		info, err := versionInfo(crd, names, v)
+		if err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		infos = append(infos, info)
+	}
+	return infos, nil
+}
+
+// versionInfo is one served version's resource.
+func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensionsv1.CustomResourceDefinitionNames,
+	v *apiextensionsv1.CustomResourceDefinitionVersion) (*resource.Info, error) {
+	var props *apiextensionsv1.JSONSchemaProps
+	if v.Schema != nil {
+		props = v.Schema.OpenAPIV3Schema
+	}
+	schema, err := NewSchema(props)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := printers.CustomResource(v.AdditionalPrinterColumns)
+	if err != nil {
+		return nil, err
+	}
+	info := &resource.Info{
+		Group: crd.Spec.Group, Version: v.Name, Resource: names.Plural, Kind: names.Kind, Singular: names.Singular,
+		Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+		ShortNames: names.ShortNames, Categories: names.Categories,
+		// Custom resources count generations and, unlike most built-in
+		// kinds, refuse a PUT that does not name the version it replaces.
+		Generation: true, ConditionalUpdate: true,
+		Prune: func(obj *unstructured.Unstructured) []string { return schema.Prune(obj.Object) },
+		Default: func(obj *unstructured.Unstructured) {
+			schema.Prune(obj.Object)
+			schema.Default(obj.Object)
+		},
+		Validate: func(obj, old *unstructured.Unstructured) field.ErrorList {
+			var oldObj map[string]any
+			if old != nil {
+				oldObj = old.Object
+			}
+			return schema.Validate(obj.Object, oldObj)
+		},
+		Columns:       cols,
+		OpenAPISchema: schema.published,
+	}
+	for _, f := range v.SelectableFields {
+		info.SelectableFields = append(info.SelectableFields, strings.TrimPrefix(f.JSONPath, "."))
+	}
+	if sub := v.Subresources; sub != nil {
+		info.StatusSubresource = sub.Status != nil
+		if sc := sub.Scale; sc != nil {
+			info.Scale = &resource.Scale{SpecReplicasPath: sc.SpecReplicasPath, StatusReplicasPath: sc.StatusReplicasPath}
+			if sc.LabelSelectorPath != nil {
+				info.Scale.LabelSelectorPath = *sc.LabelSelectorPath
+			}
+		}
+	}
+	return info, nil
+}
