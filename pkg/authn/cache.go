@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // CacheConfig configures NewCached.
@@ -98,6 +100,7 @@ func (c *Cached) AuthenticateToken(ctx context.Context, token string) (*Response
 		c.cfg.OnLookup(ctx, hit)
 	}
 	if hit {
+		tracing.Event(ctx, "authentication cache hit")
 		return cloneResponse(e.resp), e.ok, nil
 	}
 	// The shared call must not die with the first caller's context: the

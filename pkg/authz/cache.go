@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // CacheConfig configures a Cached authorizer.
@@ -91,6 +93,7 @@ func (c *Cached) Authorize(ctx context.Context, a Attributes) (Result, error) {
 	c.mu.Lock()
 	if res, ok := c.lookupLocked(key); ok {
 		c.mu.Unlock()
+		tracing.Event(ctx, "authorization cache hit")
 		return res, nil
 	}
 	f := c.joinLocked(ctx, key, a)

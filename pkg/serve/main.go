@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // StartTimeout bounds a service's start from main: long enough for an
@@ -29,6 +31,13 @@ type Flags struct {
 	Endpoint
 	ListenFD    int
 	AddressFile string
+	// TracingEdge marks the service that clients call (the aggregator):
+	// their trace context is continued but their sampling decision not
+	// trusted (see package tracing). Not a flag.
+	TracingEdge bool
+	// ProbeURL, when set, makes Main check that URL (see Probe) and exit
+	// instead of serving: the health check of an image without a shell.
+	ProbeURL string
 }
 
 // AddFlags registers the common flags on fs, with defaultBind as
@@ -40,6 +49,8 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, defaultBind string) {
 	fs.StringVar(&f.TLSCertFile, "tls-cert-file", "", "PEM serving certificate (with --tls-private-key-file): serve HTTPS and HTTP/2 instead of plain HTTP")
 	fs.StringVar(&f.TLSPrivateKeyFile, "tls-private-key-file", "", "PEM private key of --tls-cert-file")
 	fs.StringVar(&f.AddressFile, "address-file", "", "write the URL served to this file once listening")
+	fs.StringVar(&f.ProbeURL, "probe-url", "",
+		"instead of serving, GET this URL (such as https://127.0.0.1:6444/readyz) and exit 0 if it answers 2xx, 1 otherwise: a health check for images without a shell")
 }
 
 // Complete opens the inherited socket --listen-fd names, if any.
@@ -66,6 +77,13 @@ func Main(name string, fs *pflag.FlagSet, flags *Flags, start func(ctx context.C
 		}
 		os.Exit(2)
 	}
+	if flags.ProbeURL != "" {
+		if err := Probe(context.Background(), flags.ProbeURL); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: probe: %v\n", name, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if err := run(name, flags, start); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
@@ -78,6 +96,17 @@ func run(name string, flags *Flags, start func(ctx context.Context) (Service, er
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	flushTraces, err := tracing.Setup(ctx, serviceName(name), tracing.Options{Edge: flags.TracingEdge})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// After the server closed (deferred later, so run first): the
+		// spans of the last requests go out too.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = flushTraces(fctx)
+	}()
 	startCtx, cancel := context.WithTimeout(ctx, StartTimeout)
 	srv, err := start(startCtx)
 	cancel()
@@ -94,4 +123,13 @@ func run(name string, flags *Flags, start func(ctx context.Context) (Service, er
 	<-ctx.Done()
 	slog.Info(name + " shutting down")
 	return nil
+}
+
+// serviceName is the service.name of a service's spans: kubesplit-<name>,
+// or kubesplit for the fused binary.
+func serviceName(name string) string {
+	if name == "kubesplit" {
+		return name
+	}
+	return "kubesplit-" + name
 }

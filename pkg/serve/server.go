@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // ShutdownTimeout bounds how long Close waits for requests in flight.
@@ -35,7 +37,7 @@ func Start(ctx context.Context, e Endpoint, h http.Handler, log *slog.Logger) (*
 	s := &Server{
 		url: scheme + "://" + ln.Addr().String(),
 		http: &http.Server{
-			Handler:           h,
+			Handler:           tracing.Handler(h, "serve"),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},

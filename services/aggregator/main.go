@@ -18,6 +18,7 @@ func main() {
 	common := serve.Flags{}
 	fs := pflag.NewFlagSet("aggregator", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6443")
+	common.TracingEdge = true
 	fs.Lookup("tls-cert-file").Usage = "serving certificate; empty generates a self-signed one under --cert-dir (the aggregator always serves HTTPS)"
 	fs.StringVar(&cfg.CertDir, "cert-dir", ".run/aggregator",
 		"directory of generated certificates (ca.crt is the CA kubeconfigs trust) and of the generated identity key")

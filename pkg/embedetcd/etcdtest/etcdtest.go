@@ -27,7 +27,7 @@ func Start(t testing.TB) (endpoint string, client *clientv3.Client) {
 // ends: a test that plays several registry replicas gives each its own.
 func Connect(t testing.TB, endpoint string) *clientv3.Client {
 	t.Helper()
-	c, err := embedetcd.NewClient([]string{endpoint})
+	c, err := embedetcd.NewClient([]string{endpoint}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

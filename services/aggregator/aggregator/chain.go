@@ -7,6 +7,8 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 )
@@ -49,8 +51,20 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		s.audit.AfterAuthentication,
 		withImpersonation(s.authorizer),
 		s.audit.AfterImpersonation,
+		withTraceAttributes,
 		authorize,
 	)(s.api), nil
+}
+
+// withTraceAttributes names the request's span by its route and adds the
+// Kubernetes attributes and the user it acts as.
+func withTraceAttributes(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, _ := userFrom(r)
+		info, _ := requestinfo.From(r.Context())
+		tracing.Describe(r.Context(), r.Method, info, user.Username)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // annotateDecision puts the authorization decision on the request's audit

@@ -11,6 +11,8 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
+
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // The upstream names: each is also the audience of the assertions sent
@@ -75,7 +77,7 @@ func webhookClient(u *upstream.Upstream, signer *identity.Signer) *http.Client {
 		return nil
 	}
 	return &http.Client{
-		Transport: signer.Transport(&poolTransport{up: u}, selfUser, u.Name()),
+		Transport: tracing.Transport(signer.Transport(&poolTransport{up: u}, selfUser, u.Name())),
 		// A redirected POST would come back as a GET: refuse to follow.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

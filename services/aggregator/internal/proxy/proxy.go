@@ -12,6 +12,8 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
+
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // DefaultRetryAfter is how long a 503 asks the client to wait.
@@ -77,7 +79,7 @@ func New(cfg Config) (*Proxy, error) {
 func (p *Proxy) reverseProxy(flushInterval time.Duration) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
-		Transport:      p.transport,
+		Transport:      tracing.Transport(p.transport),
 		FlushInterval:  flushInterval,
 		ModifyResponse: keepBackendAuditID,
 		ErrorHandler:   p.handleError,
