@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
+)
+
+// TestRun: one run writes a set every service can load, certificates that
+// verify for the names compose and Kubernetes reach the services by, and a
+// second run leaves the set as it is (a restarted init step must not
+// change the credentials services already trust).
+func TestRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "certs")
+	o := options{dir: dir, namespace: "ns1", internalURL: "https://aggregator:6443", publicURL: "https://api.example.com:6443",
+		publicNames: names{"api.example.com"}}
+	if err := run(o); err != nil {
+		t.Fatal(err)
+	}
+	caPEM := read(t, dir, "ca.crt")
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		t.Fatal("ca.crt holds no certificate")
+	}
+	reachedAs := map[string][]string{
+		"aggregator": {"aggregator", "aggregator.ns1.svc", "api.example.com", "127.0.0.1"},
+		"registry":   {"registry", "registry.ns1.svc.cluster.local", "localhost"},
+		"admission":  {"admission", "admission.ns1.svc"},
+		"etcd":       {"etcd2", "etcd-1.etcd.ns1.svc", "etcd-0.etcd"},
+	}
+	for svc, hosts := range reachedAs {
+		pair, err := tls.X509KeyPair(read(t, dir, svc+".crt"), read(t, dir, svc+".key"))
+		if err != nil {
+			t.Fatalf("%s: %v", svc, err)
+		}
+		leaf, _ := x509.ParseCertificate(pair.Certificate[0])
+		for _, h := range hosts {
+			if _, err := leaf.Verify(x509.VerifyOptions{DNSName: h, Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+				t.Errorf("%s's certificate for %s: %v", svc, h, err)
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"identity.key", "identity.pub"}, {"registry-admission.key", "registry-admission.pub"}} {
+		if _, err := identity.LoadPrivateKey(filepath.Join(dir, pair[0])); err != nil {
+			t.Error(err)
+		}
+		if _, err := identity.LoadPublicKeys(filepath.Join(dir, pair[1])); err != nil {
+			t.Error(err)
+		}
+	}
+	tokens := string(read(t, dir, "tokens.csv"))
+	for _, user := range []string{",admin,", ",system:kubesplit:authz,", ",system:kubesplit:authn,", ",system:kubesplit:admission,"} {
+		if !strings.Contains(tokens, user) {
+			t.Errorf("tokens.csv has no %s", user)
+		}
+	}
+	if kc := string(read(t, dir, "authz.kubeconfig")); !strings.Contains(kc, "server: https://aggregator:6443") || !strings.Contains(kc, "certificate-authority: ca.crt") {
+		t.Errorf("authz.kubeconfig:\n%s", kc)
+	}
+	if kc := string(read(t, dir, "admin.kubeconfig")); !strings.Contains(kc, "server: https://api.example.com:6443") {
+		t.Errorf("admin.kubeconfig:\n%s", kc)
+	}
+	if info, err := os.Stat(filepath.Join(dir, "sa.key")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("sa.key: %v %v, want mode 0600", info, err)
+	}
+
+	if err := run(o); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(read(t, dir, "ca.crt"), caPEM) || !strings.Contains(string(read(t, dir, "tokens.csv")), tokens) {
+		t.Error("a second run changed the set")
+	}
+}
+
+func read(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
+)
+
+// doneFile is written last; its presence means the set is complete.
+const doneFile = "ca.crt"
+
+// services have a serving certificate each, <name>.crt and <name>.key.
+var services = []string{"aggregator", "registry", "authn", "authz", "admission", "etcd"}
+
+// watchers reach the API through the aggregator with a token of their own
+// in system:masters (allowed without asking authz, so start-up cannot
+// deadlock), as hack/lib/stack.sh gives them.
+var watchers = []string{"authn", "authz", "admission"}
+
+func done(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, doneFile))
+	return err == nil
+}
+
+// writer writes files into dir, keeping the first error.
+type writer struct {
+	dir string
+	err error
+}
+
+func (w *writer) file(name string, data []byte, perm os.FileMode) {
+	if w.err != nil {
+		return
+	}
+	path := filepath.Join(w.dir, name)
+	if w.err = os.WriteFile(path, data, perm); w.err == nil {
+		w.err = os.Chmod(path, perm)
+	}
+}
+
+// hosts are the names a service is reached by: its compose service name,
+// its Kubernetes Service names, and loopback (its own health check).
+func hosts(svc, ns string) []string {
+	h := []string{svc, svc + "." + ns, svc + "." + ns + ".svc", svc + "." + ns + ".svc.cluster.local", "localhost", "127.0.0.1", "::1"}
+	if svc == "etcd" {
+		// Members by compose name and by StatefulSet pod name.
+		h = append(h, "etcd1", "etcd2", "etcd3", "*.etcd", "*.etcd."+ns+".svc", "*.etcd."+ns+".svc.cluster.local")
+	}
+	return h
+}
+
+func writeServing(w *writer, ca *authority, o options) error {
+	for _, svc := range services {
+		h := hosts(svc, o.namespace)
+		if svc == "aggregator" {
+			h = append(h, o.publicNames...)
+		}
+		cert, key, err := ca.issue("kubesplit-"+svc, nil, h)
+		if err != nil {
+			return err
+		}
+		w.file(svc+".crt", cert, 0o644)
+		w.file(svc+".key", key, 0o600)
+	}
+	return w.err
+}
+
+// writeFrontProxy writes the client certificate the aggregator shows to
+// APIService backends and the CA extension servers check it against.
+func writeFrontProxy(w *writer) error {
+	ca, err := newCA("kubesplit-front-proxy-ca")
+	if err != nil {
+		return err
+	}
+	cert, key, err := ca.issue("front-proxy-client", nil, nil)
+	if err != nil {
+		return err
+	}
+	w.file("front-proxy-ca.crt", ca.certPEM, 0o644)
+	w.file("front-proxy-client.crt", cert, 0o644)
+	w.file("front-proxy-client.key", key, 0o600)
+	return w.err
+}
+
+// writeKeys writes the signing keys: the aggregator's identity assertions
+// (every backend trusts identity.pub), the registry's admission reviews
+// (admission trusts registry-admission.pub), and service-account tokens
+// (every authn replica must sign and verify with the same key).
+func writeKeys(w *writer) error {
+	pairs := [][2]string{{"identity.key", "identity.pub"}, {"registry-admission.key", "registry-admission.pub"}}
+	for _, p := range pairs {
+		priv, pub := filepath.Join(w.dir, p[0]), filepath.Join(w.dir, p[1])
+		// Left over from an interrupted run: GenerateKeyFiles never overwrites.
+		for _, f := range p {
+			if err := os.Remove(filepath.Join(w.dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if err := identity.GenerateKeyFiles(priv, pub); err != nil {
+			return err
+		}
+	}
+	_, sa, err := newKey()
+	if err != nil {
+		return err
+	}
+	w.file("sa.key", sa, 0o600)
+	return w.err
+}
+
+// writeCredentials writes tokens.csv (the admin and the watchers) and a
+// kubeconfig for each: the watchers' reach the aggregator at the internal
+// URL trusting ca.crt beside them; admin.kubeconfig carries the CA inline
+// so that it works wherever it is copied.
+func writeCredentials(w *writer, ca *authority, o options) error {
+	var csv strings.Builder
+	tokens := map[string]string{}
+	for _, user := range append([]string{"admin"}, watchers...) {
+		tok, err := token()
+		if err != nil {
+			return err
+		}
+		name := user
+		if user != "admin" {
+			name = "system:kubesplit:" + user
+		}
+		tokens[user] = tok
+		fmt.Fprintf(&csv, "%s,%s,%s,\"system:masters\"\n", tok, name, user)
+	}
+	w.file("tokens.csv", []byte(csv.String()), 0o600)
+	for _, user := range watchers {
+		w.file(user+".kubeconfig", kubeconfig(o.internalURL, "certificate-authority: ca.crt", tokens[user]), 0o600)
+	}
+	caData := "certificate-authority-data: " + base64.StdEncoding.EncodeToString(ca.certPEM)
+	w.file("admin.kubeconfig", kubeconfig(o.publicURL, caData, tokens["admin"]), 0o600)
+	return w.err
+}
+
+func kubeconfig(server, caLine, token string) []byte {
+	return fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+clusters:
+- name: kubesplit
+  cluster:
+    server: %s
+    %s
+users:
+- name: user
+  user:
+    token: %s
+contexts:
+- name: kubesplit
+  context: {cluster: kubesplit, user: user}
+current-context: kubesplit
+`, server, caLine, token)
+}
+
+func token() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
