@@ -9,7 +9,7 @@ RUN_DIR  := .run
 PKGS     := work
 TEST_TIMEOUT ?= 12m
 
-.PHONY: all build run test test-unit test-e2e lint fmt vet check-work sync-work bench clean
+.PHONY: all build run test test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
 
 all: build
 
@@ -21,8 +21,9 @@ build:
 	done
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/kubesplit ./cmd/kubesplit
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/load ./tools/load
+	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/otlpsink ./tools/load/otlpsink
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/etcd ./tools/etcd
-	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/kubesplit (fused) $(BIN)/load $(BIN)/etcd"
+	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/kubesplit (fused) $(BIN)/load $(BIN)/otlpsink $(BIN)/etcd"
 
 ## run: start the stack on loopback, write an admin kubeconfig, stop on Ctrl-C
 run: build
@@ -48,6 +49,25 @@ sync-work:
 ## bench: the load tool against a fresh registry, plus Go benchmarks of the hot paths
 bench: build
 	@hack/bench.sh
+
+## images: one image per service FROM scratch, kubesplit-certs and etcd (deploy/images; IMAGE_REPO, IMAGE_TAG, ETCD_IMAGE)
+images: build
+	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/kubesplit-certs ./deploy/certs
+	@BIN=$(BIN) deploy/images/build.sh
+
+## certs: the CA, certificates, keys and tokens the Kubernetes manifests' Secrets are made from (deploy/k8s/base/certs, never committed)
+certs:
+	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/kubesplit-certs ./deploy/certs
+	@$(BIN)/kubesplit-certs --dir deploy/k8s/base/certs --namespace kubesplit --internal-url https://aggregator:6443 \
+		--public-url $${KUBESPLIT_PUBLIC_URL:-https://127.0.0.1:6443}
+
+## compose-up: the images, then the compose stack (deploy/compose); writes .run/compose.kubeconfig
+compose-up: images
+	@deploy/compose/up.sh
+
+## compose-down: stop the compose stack and remove its containers, network and volumes
+compose-down:
+	$${COMPOSE:-docker-compose} -f deploy/compose/docker-compose.yml -p $${COMPOSE_PROJECT_NAME:-kubesplit} down -v --remove-orphans
 
 clean:
 	rm -rf $(BIN) $(RUN_DIR)

@@ -6,6 +6,8 @@
 #   split     the five services as make run starts them, through the
 #             aggregator, as a user authorized by RBAC (not system:masters)
 #   fused     bin/kubesplit, the same stages called in one process
+#   traced    split, exporting every span to bin/otlpsink (not in the
+#             default set: BENCH_CONFIGS=traced)
 # reporting throughput, latency and resident memory. Everything listens on
 # loopback and stops by itself. BENCH_CONFIGS picks a subset.
 set -euo pipefail
@@ -94,6 +96,24 @@ bench_split() {
   stack_start "$dir" 16443 --etcd-servers "$ETCD" --disable-controllers
   bench_user "$dir" https://127.0.0.1:16443 "$dir/aggregator/ca.crt"
   run_load "split (five processes, through the aggregator)" "$dir/bench.kubeconfig" "${pids[@]:$first}"
+}
+
+# bench_traced: the split stack exporting every span (OTLP over HTTP,
+# sampler always on) to a collector of its own (bin/otlpsink), to measure
+# what tracing costs when it is on.
+bench_traced() {
+  local dir=$OUT/traced
+  rm -rf "$dir"; mkdir -p "$dir"
+  "$BIN/otlpsink" --address-file "$dir/otlp.addr" >"$dir/otlp.log" 2>&1 &
+  pids+=($!)
+  stack_wait_file "$dir/otlp.addr"
+  start_etcd "$OUT/traced-etcd"
+  bench_tokens "$dir"
+  local first=${#pids[@]}
+  OTEL_EXPORTER_OTLP_ENDPOINT=$(cat "$dir/otlp.addr") OTEL_TRACES_SAMPLER=always_on \
+    stack_start "$dir" 16463 --etcd-servers "$ETCD" --disable-controllers
+  bench_user "$dir" https://127.0.0.1:16463 "$dir/aggregator/ca.crt"
+  run_load "split, every span exported" "$dir/bench.kubeconfig" "${pids[@]:$first}"
 }
 
 bench_fused() {
