@@ -8,4 +8,7 @@
 // would give. Codec is the same server side for the review endpoints
 // client-go's typed clients call too: it also reads and answers YAML and
 // protobuf, as the request's Content-Type and Accept say.
+// NewCAClient and ServiceURL are how a webhook configured through the API
+// (admission webhooks, CRD conversion) is reached: its caBundle and its
+// service's address.
 package webhook

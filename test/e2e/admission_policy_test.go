@@ -49,6 +49,18 @@ func mustKubectl(t *testing.T, kubectl stdinKubectl, stdin string, args ...strin
 	return out
 }
 
+// policyYAML is the ValidatingAdmissionPolicy name matching rule (one
+// resourceRules entry), with the rest of its spec (which starts a line).
+func policyYAML(name, rule, rest string) string {
+	return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: %s}
+spec:
+  matchConstraints:
+    resourceRules:
+    - %s%s`, name, rule, rest)
+}
+
 // bindingYAML binds policy to the namespaces labelled for ns.
 func bindingYAML(name, policy, ns, actions, paramRef string) string {
 	return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
@@ -78,17 +90,12 @@ func waitRefused(t *testing.T, kubectl stdinKubectl, stdin string, args ...strin
 func testPolicyDeny(t *testing.T, kubectl stdinKubectl) {
 	const ns = "policy-deny"
 	policyNamespace(t, kubectl, ns)
-	mustKubectl(t, kubectl, `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: no-passwords}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}
+	mustKubectl(t, kubectl, policyYAML("no-passwords",
+		`{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [configmaps]}`, `
   validations:
   - expression: "!has(object.data) || !('password' in object.data)"
     message: configmaps must not hold passwords
-`, "create", "-f", "-")
+`), "create", "-f", "-")
 	mustKubectl(t, kubectl, bindingYAML("no-passwords", "no-passwords", ns, "Deny", ""), "create", "-f", "-")
 
 	took, _ := waitRefused(t, kubectl, "", "create", "configmap", "probe", "-n", ns, "--from-literal=password=x")
@@ -113,17 +120,12 @@ spec:
 func testPolicyWarn(t *testing.T, kubectl stdinKubectl) {
 	const ns = "policy-warn"
 	policyNamespace(t, kubectl, ns)
-	mustKubectl(t, kubectl, `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: require-team}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+	mustKubectl(t, kubectl, policyYAML("require-team",
+		`{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}`, `
   validations:
   - expression: "has(object.metadata.labels) && 'team' in object.metadata.labels"
     messageExpression: "'configmap ' + object.metadata.name + ' has no team label'"
-`, "create", "-f", "-")
+`), "create", "-f", "-")
 	mustKubectl(t, kubectl, bindingYAML("require-team", "require-team", ns, "Warn, Audit", ""), "create", "-f", "-")
 
 	want := "Warning: Validation failed for ValidatingAdmissionPolicy 'require-team' with binding 'require-team': configmap probe has no team label"
@@ -144,21 +146,16 @@ spec:
 func testPolicyParams(t *testing.T, kubectl stdinKubectl) {
 	const ns = "policy-params"
 	policyNamespace(t, kubectl, ns)
-	mustKubectl(t, kubectl, `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: secret-size}
-spec:
+	mustKubectl(t, kubectl, policyYAML("secret-size",
+		`{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [secrets]}`, `
   paramKind: {apiVersion: v1, kind: ConfigMap}
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [secrets]}
   variables:
   - {name: keys, expression: "has(object.data) ? size(object.data) : 0"}
   validations:
   - expression: "variables.keys <= int(params.data.maxKeys)"
     messageExpression: "'a secret may hold at most ' + params.data.maxKeys + ' keys, not ' + string(variables.keys)"
     reason: Forbidden
-`, "create", "-f", "-")
+`), "create", "-f", "-")
 	mustKubectl(t, kubectl, bindingYAML("secret-size", "secret-size", ns, "Deny",
 		"  paramRef: {name: secret-limits, parameterNotFoundAction: Deny}\n"), "create", "-f", "-")
 
@@ -187,16 +184,11 @@ spec:
 }
 
 func testPolicyBadCEL(t *testing.T, kubectl stdinKubectl) {
-	out, err := kubectl(t, `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: bad-cel}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+	out, err := kubectl(t, policyYAML("bad-cel",
+		`{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}`, `
   validations:
   - expression: "object.data.size() <"
-`, "create", "-f", "-")
+`), "create", "-f", "-")
 	want := `The ValidatingAdmissionPolicy "bad-cel" is invalid: spec.validations[0].expression: Invalid value: "object.data.size() <": compilation failed: ERROR: <input>:1:21: Syntax error`
 	if err == nil || !strings.Contains(out, want) {
 		t.Fatalf("kubectl create of a policy that does not compile: %v\n%s\nwant %q", err, out, want)

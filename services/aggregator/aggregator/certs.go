@@ -46,10 +46,22 @@ func servingCertificate(cfg Config) (tls.Certificate, error) {
 	return tls.LoadX509KeyPair(certPath, keyPath)
 }
 
-// generateServingCert writes a new CA to dir/ca.crt (its key is not kept:
-// nothing else is ever signed with it) and a certificate it signs for the
-// loopback names, which is what a local kubeconfig dials.
+// generateServingCert writes a new CA to dir/ca.crt and a certificate it
+// signs for the loopback names, which is what a local kubeconfig dials.
 func generateServingCert(dir, certPath, keyPath string) error {
+	return generateSigned(dir, filepath.Join(dir, CAFile), certPath, keyPath, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: "kubesplit-aggregator"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:    []string{"localhost"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	})
+}
+
+// generateSigned writes a new CA to caPath (its key is not kept: nothing
+// else is ever signed with it) and a key and a certificate it signs, made
+// from leaf (its subject, extended key usages and names) with the serial,
+// validity and key usage every generated certificate has.
+func generateSigned(dir, caPath, certPath, keyPath string, leaf *x509.Certificate) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -61,17 +73,11 @@ func generateServingCert(dir, certPath, keyPath string) error {
 	if err != nil {
 		return err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: "kubesplit-aggregator"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	leaf.SerialNumber = serial()
+	leaf.NotBefore = time.Now().Add(-time.Hour)
+	leaf.NotAfter = time.Now().Add(certValidity)
+	leaf.KeyUsage = x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
 	if err != nil {
 		return err
 	}
@@ -82,7 +88,7 @@ func generateServingCert(dir, certPath, keyPath string) error {
 	// The CA and the key first: the certificate's presence is what says
 	// "generated", so a crash in between regenerates everything.
 	return errors.Join(
-		writePEMFile(filepath.Join(dir, CAFile), "CERTIFICATE", caCert.Raw, 0o644),
+		writePEMFile(caPath, "CERTIFICATE", caCert.Raw, 0o644),
 		writePEMFile(keyPath, "PRIVATE KEY", keyDER, 0o600),
 		writePEMFile(certPath, "CERTIFICATE", der, 0o644),
 	)

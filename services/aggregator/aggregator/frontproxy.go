@@ -1,17 +1,12 @@
 package aggregator
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // The front-proxy files generated under Config.CertDir when no proxy
@@ -66,37 +61,8 @@ func loadFrontProxy(cfg Config) (*frontProxy, error) {
 
 // generateFrontProxy writes a new CA and a client certificate it signs.
 func generateFrontProxy(dir, caPath, certPath, keyPath string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	caKey, caCert, err := newCA()
-	if err != nil {
-		return err
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: frontProxyCommonName},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
-	if err != nil {
-		return err
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return err
-	}
-	// The certificate last: its presence is what says "generated".
-	return errors.Join(
-		writePEMFile(caPath, "CERTIFICATE", caCert.Raw, 0o644),
-		writePEMFile(keyPath, "PRIVATE KEY", keyDER, 0o600),
-		writePEMFile(certPath, "CERTIFICATE", der, 0o644),
-	)
+	return generateSigned(dir, caPath, certPath, keyPath, &x509.Certificate{
+		Subject:     pkix.Name{CommonName: frontProxyCommonName},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
 }

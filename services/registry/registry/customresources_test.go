@@ -64,6 +64,8 @@ spec:
 
 var widgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
 
+var crds = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
+
 // startWithControllers starts a registry running its controllers, and
 // returns a config that reaches it.
 func startWithControllers(t *testing.T) *rest.Config {
@@ -75,6 +77,37 @@ func startWithControllers(t *testing.T) *rest.Config {
 	}
 	t.Cleanup(srv.Close)
 	return &rest.Config{Host: srv.URL()}
+}
+
+// startWithWidgets starts a registry running its controllers with
+// widgetCRD established, and returns a config and a client that reach it.
+func startWithWidgets(t *testing.T) (*rest.Config, dynamic.Interface) {
+	t.Helper()
+	cfg := startWithControllers(t)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	installCRD(t, cfg, dyn, widgetCRD)
+	return cfg, dyn
+}
+
+// getCRD reads the named CRD, typed.
+func getCRD(ctx context.Context, dyn dynamic.Interface, name string) (*apiextensionsv1.CustomResourceDefinition, error) {
+	u, err := dyn.Resource(crds).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	typed := &apiextensionsv1.CustomResourceDefinition{}
+	return typed, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed)
+}
+
+// condition is crd's condition of type typ; the zero condition when it
+// has none.
+func condition(crd *apiextensionsv1.CustomResourceDefinition, typ apiextensionsv1.CustomResourceDefinitionConditionType) apiextensionsv1.CustomResourceDefinitionCondition {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return apiextensionsv1.CustomResourceDefinitionCondition{}
 }
 
 func widget(name string, spec map[string]any) *unstructured.Unstructured {
@@ -91,24 +124,14 @@ func installCRD(t *testing.T, cfg *rest.Config, dyn dynamic.Interface, manifest 
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	crdGVR := apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
-	if _, err := dyn.Resource(crdGVR).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(crds).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	disc := discovery.NewDiscoveryClientForConfigOrDie(cfg)
 	start := time.Now()
 	polltest.Until(t, 5*time.Second, "CRD established and in discovery", func() bool {
-		u, err := dyn.Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		typed := &apiextensionsv1.CustomResourceDefinition{}
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed)
-		established := false
-		for _, c := range typed.Status.Conditions {
-			established = established || (c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue)
-		}
-		if !established {
+		typed, err := getCRD(ctx, dyn, crd.GetName())
+		if err != nil || condition(typed, apiextensionsv1.Established).Status != apiextensionsv1.ConditionTrue {
 			return false
 		}
 		list, err := disc.ServerResourcesForGroupVersion(typed.Spec.Group + "/" + typed.Spec.Versions[0].Name)
@@ -119,10 +142,8 @@ func installCRD(t *testing.T, cfg *rest.Config, dyn dynamic.Interface, manifest 
 }
 
 func TestCustomResources(t *testing.T) {
-	cfg := startWithControllers(t)
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	cfg, dyn := startWithWidgets(t)
 	ctx := context.Background()
-	installCRD(t, cfg, dyn, widgetCRD)
 	res := dyn.Resource(widgets).Namespace("default")
 
 	// Its schema is published for kubectl explain.
@@ -242,7 +263,7 @@ func TestCustomResources(t *testing.T) {
 	}
 
 	// Deleting the CRD deletes its objects, then itself.
-	crdRes := dyn.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	crdRes := dyn.Resource(crds)
 	if err := crdRes.Delete(ctx, "widgets.example.com", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -341,33 +362,25 @@ func TestCustomResourceVersions(t *testing.T) {
 // already holds: its names are not accepted, it is not established, and
 // nothing of it is served, as kube's naming controller decides.
 func TestCustomResourceNameConflict(t *testing.T) {
-	cfg := startWithControllers(t)
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	_, dyn := startWithWidgets(t)
 	ctx := context.Background()
-	installCRD(t, cfg, dyn, widgetCRD)
 	clash := strings.NewReplacer("widgets.example.com", "sprockets.example.com", "plural: widgets", "plural: sprockets",
 		"singular: widget", "singular: sprocket", "shortNames: [wd]", "shortNames: [sp]").Replace(widgetCRD)
 	crd := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(clash), &crd.Object); err != nil {
 		t.Fatal(err)
 	}
-	crdRes := dyn.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	crdRes := dyn.Resource(crds)
 	if _, err := crdRes.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var cond apiextensionsv1.CustomResourceDefinitionCondition
 	polltest.Until(t, 5*time.Second, "NamesAccepted False", func() bool {
-		u, err := crdRes.Get(ctx, "sprockets.example.com", metav1.GetOptions{})
+		typed, err := getCRD(ctx, dyn, "sprockets.example.com")
 		if err != nil {
 			return false
 		}
-		typed := &apiextensionsv1.CustomResourceDefinition{}
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed)
-		for _, c := range typed.Status.Conditions {
-			if c.Type == apiextensionsv1.NamesAccepted {
-				cond = c
-			}
-		}
+		cond = condition(typed, apiextensionsv1.NamesAccepted)
 		return cond.Status == apiextensionsv1.ConditionFalse
 	})
 	// Kind and listKind both clash; like kube, the last check names it.
@@ -384,34 +397,24 @@ func TestCustomResourceNameConflict(t *testing.T) {
 // finalizer holds: the CRD stays Terminating, refusing creates with 405,
 // until the object is gone, then goes.
 func TestCustomResourceDefinitionTerminating(t *testing.T) {
-	cfg := startWithControllers(t)
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	_, dyn := startWithWidgets(t)
 	ctx := context.Background()
-	installCRD(t, cfg, dyn, widgetCRD)
 	res := dyn.Resource(widgets).Namespace("default")
 	held := widget("held", map[string]any{"replicas": int64(1)})
 	held.SetFinalizers([]string{"example.com/hold"})
 	if _, err := res.Create(ctx, held, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	crdRes := dyn.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	crdRes := dyn.Resource(crds)
 	if err := crdRes.Delete(ctx, "widgets.example.com", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var terminating apiextensionsv1.CustomResourceDefinitionCondition
 	polltest.Until(t, 5*time.Second, "Terminating with deletion in progress", func() bool {
-		u, err := crdRes.Get(ctx, "widgets.example.com", metav1.GetOptions{})
+		typed, err := getCRD(ctx, dyn, "widgets.example.com")
 		if err != nil {
 			return false
 		}
-		typed := &apiextensionsv1.CustomResourceDefinition{}
-		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed)
-		for _, c := range typed.Status.Conditions {
-			if c.Type == apiextensionsv1.Terminating {
-				terminating = c
-			}
-		}
-		return terminating.Reason == "InstanceDeletionInProgress" &&
+		return condition(typed, apiextensionsv1.Terminating).Reason == "InstanceDeletionInProgress" &&
 			len(typed.Finalizers) == 1 && typed.Finalizers[0] == apiextensionsv1.CustomResourceCleanupFinalizer
 	})
 	_, err := res.Create(ctx, widget("late", map[string]any{"replicas": int64(1)}), metav1.CreateOptions{})
@@ -430,15 +433,13 @@ func TestCustomResourceDefinitionTerminating(t *testing.T) {
 // TestCustomResourceDefinitionUpdate changes a served CRD's schema: the
 // new rules apply to the next write, as kube rebuilds its storage.
 func TestCustomResourceDefinitionUpdate(t *testing.T) {
-	cfg := startWithControllers(t)
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	_, dyn := startWithWidgets(t)
 	ctx := context.Background()
-	installCRD(t, cfg, dyn, widgetCRD)
 	res := dyn.Resource(widgets).Namespace("default")
 	if _, err := res.Create(ctx, widget("five", map[string]any{"replicas": int64(5)}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	crdRes := dyn.Resource(apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions"))
+	crdRes := dyn.Resource(crds)
 	crd, err := crdRes.Get(ctx, "widgets.example.com", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -491,10 +492,8 @@ func TestCustomResourcesOnEveryReplica(t *testing.T) {
 // the custom objects in it, which the namespace controller finds through
 // discovery as it finds built-in ones.
 func TestCustomResourcesGoWithTheirNamespace(t *testing.T) {
-	cfg := startWithControllers(t)
-	dyn := dynamic.NewForConfigOrDie(cfg)
+	_, dyn := startWithWidgets(t)
 	ctx := context.Background()
-	installCRD(t, cfg, dyn, widgetCRD)
 	nsRes := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"})
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "team"}}}
 	if _, err := nsRes.Create(ctx, ns, metav1.CreateOptions{}); err != nil {

@@ -2,21 +2,18 @@ package webhooks
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // caller asks one webhook; pkg/admission's WebhookClient is one.
@@ -53,9 +50,7 @@ func (c *clients) forWebhook(cc admissionregistrationv1.WebhookClientConfig, ver
 	return admission.NewWebhookClient(admission.WebhookConfig{URL: u, HTTPClient: hc, Timeout: timeout})
 }
 
-// webhookURL is clientConfig's url, or its service's address as kube's
-// default service resolver makes it: https://<name>.<namespace>.svc:<port><path>,
-// port 443 unless set.
+// webhookURL is clientConfig's url, or its service's address.
 func webhookURL(cc admissionregistrationv1.WebhookClientConfig) (string, error) {
 	switch {
 	case cc.URL != nil && cc.Service != nil:
@@ -67,17 +62,7 @@ func webhookURL(cc admissionregistrationv1.WebhookClientConfig) (string, error) 
 		}
 		return u.String(), nil
 	case cc.Service != nil:
-		s := cc.Service
-		port := int32(443)
-		if s.Port != nil {
-			port = *s.Port
-		}
-		path := ""
-		if s.Path != nil {
-			path = *s.Path
-		}
-		host := net.JoinHostPort(s.Name+"."+s.Namespace+".svc", strconv.Itoa(int(port)))
-		return "https://" + host + path, nil
+		return webhook.ServiceURL(cc.Service.Namespace, cc.Service.Name, cc.Service.Port, cc.Service.Path), nil
 	}
 	return "", errors.New("clientConfig sets neither url nor service")
 }
@@ -90,23 +75,10 @@ func (c *clients) forCA(caBundle []byte) (*http.Client, error) {
 	if hc, ok := c.byCA[string(caBundle)]; ok {
 		return hc, nil
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
-	if len(caBundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(caBundle) {
-			return nil, errors.New("clientConfig.caBundle holds no PEM certificate")
-		}
-		tlsConfig.RootCAs = pool
+	hc, err := webhook.NewCAClient(caBundle)
+	if err != nil {
+		return nil, fmt.Errorf("clientConfig.%w", err)
 	}
-	// No proxy from the environment: webhooks are reached directly, as
-	// kube-apiserver reaches them.
-	hc := &http.Client{Transport: &http.Transport{
-		TLSClientConfig:     tlsConfig,
-		ForceAttemptHTTP2:   true,
-		MaxIdleConnsPerHost: 16,
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: 10 * time.Second,
-	}}
 	c.byCA[string(caBundle)] = hc
 	return hc, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	admissionregistrationlisters "k8s.io/client-go/listers/admissionregistration/v1"
@@ -44,35 +46,31 @@ func newSource(list func() ([]configuration, error), synced cache.InformerSynced
 
 // mutatingList lists the MutatingWebhookConfigurations.
 func mutatingList(l admissionregistrationlisters.MutatingWebhookConfigurationLister) func() ([]configuration, error) {
-	return func() ([]configuration, error) {
-		objs, err := l.List(labels.Everything())
-		if err != nil {
-			return nil, err
-		}
-		out := make([]configuration, 0, len(objs))
-		for _, o := range objs {
-			c := configuration{name: o.Name, resourceVersion: o.ResourceVersion, uid: o.UID}
-			for _, w := range o.Webhooks {
-				c.webhooks = append(c.webhooks, fromMutating(w))
-			}
-			out = append(out, c)
-		}
-		return out, nil
-	}
+	return listOf(l.List, func(o *admissionregistrationv1.MutatingWebhookConfiguration) []admissionregistrationv1.MutatingWebhook {
+		return o.Webhooks
+	}, fromMutating)
 }
 
 // validatingList lists the ValidatingWebhookConfigurations.
 func validatingList(l admissionregistrationlisters.ValidatingWebhookConfigurationLister) func() ([]configuration, error) {
+	return listOf(l.List, func(o *admissionregistrationv1.ValidatingWebhookConfiguration) []admissionregistrationv1.ValidatingWebhook {
+		return o.Webhooks
+	}, fromValidating)
+}
+
+// listOf lists configurations of either kind with list, taking each
+// one's webhooks and converting them with from.
+func listOf[C metav1.Object, W any](list func(labels.Selector) ([]C, error), webhooks func(C) []W, from func(W) common) func() ([]configuration, error) {
 	return func() ([]configuration, error) {
-		objs, err := l.List(labels.Everything())
+		objs, err := list(labels.Everything())
 		if err != nil {
 			return nil, err
 		}
 		out := make([]configuration, 0, len(objs))
 		for _, o := range objs {
-			c := configuration{name: o.Name, resourceVersion: o.ResourceVersion, uid: o.UID}
-			for _, w := range o.Webhooks {
-				c.webhooks = append(c.webhooks, fromValidating(w))
+			c := configuration{name: o.GetName(), resourceVersion: o.GetResourceVersion(), uid: o.GetUID()}
+			for _, w := range webhooks(o) {
+				c.webhooks = append(c.webhooks, from(w))
 			}
 			out = append(out, c)
 		}

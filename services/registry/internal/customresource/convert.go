@@ -2,13 +2,9 @@ package customresource
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,13 +42,9 @@ func newConverter(crd *apiextensionsv1.CustomResourceDefinition) (*converter, er
 			conv.Webhook.ConversionReviewVersions)
 	}
 	cc := conv.Webhook.ClientConfig
-	hc := &http.Client{}
-	if len(cc.CABundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(cc.CABundle) {
-			return nil, errors.New("the conversion webhook's caBundle holds no certificate")
-		}
-		hc.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	hc, err := webhook.NewCAClient(cc.CABundle)
+	if err != nil {
+		return nil, fmt.Errorf("the conversion webhook's %w", err)
 	}
 	client, err := webhook.NewClient(webhook.Config{URL: webhookURL(cc), HTTPClient: hc}, 0)
 	if err != nil {
@@ -67,16 +59,7 @@ func webhookURL(cc *apiextensionsv1.WebhookClientConfig) string {
 	if cc.URL != nil {
 		return *cc.URL
 	}
-	s := cc.Service
-	port := int32(443)
-	if s.Port != nil {
-		port = *s.Port
-	}
-	path := ""
-	if s.Path != nil {
-		path = *s.Path
-	}
-	return "https://" + s.Name + "." + s.Namespace + ".svc:" + strconv.Itoa(int(port)) + path
+	return webhook.ServiceURL(cc.Service.Namespace, cc.Service.Name, cc.Service.Port, cc.Service.Path)
 }
 
 // convert asks the webhook for obj at apiVersion. The webhook may change
