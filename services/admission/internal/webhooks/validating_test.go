@@ -77,6 +77,9 @@ func TestValidatingParallel(t *testing.T) {
 func TestFailurePolicy(t *testing.T) {
 	closed := newServer(t, allow)
 	closed.srv.Close()
+	// Port 1 (tcpmux) has no listener: a closed server's own port may be
+	// handed to the next test server, which would answer.
+	closed.srv.URL = "https://127.0.0.1:1"
 	other := newServer(t, allow)
 	cases := []struct {
 		name   string
