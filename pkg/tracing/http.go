@@ -51,3 +51,22 @@ func notHealthCheck(r *http.Request) bool {
 	}
 	return true
 }
+
+// Response is the W3C traceresponse header value for the span of ctx,
+// "00-<trace id>-<span id>-<flags>"; empty when there is no span.
+func Response(ctx context.Context) string {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return ""
+	}
+	return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + sc.TraceFlags().String()
+}
+
+// TraceID is the trace id of ctx's span, empty when there is none.
+func TraceID(ctx context.Context) string {
+	sc := trace.SpanContextFromContext(ctx)
+	if !sc.IsValid() {
+		return ""
+	}
+	return sc.TraceID().String()
+}

@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,6 +166,15 @@ func TestOneTraceAcrossFiveServices(t *testing.T) {
 			t.Errorf("a cached create reached %s: %s", sp.Service, sp.Name)
 		}
 	}
+	// A client can find the trace of its request from the response.
+	_, h, _ := stackDo(t, s, http.MethodGet, "/api/v1/namespaces/"+ns+"/configmaps/missing", token, "")
+	parts := strings.Split(h.Get("Traceresponse"), "-")
+	if len(parts) != 4 {
+		t.Fatalf("traceresponse %q", h.Get("Traceresponse"))
+	}
+	polltest.Until(t, 10*time.Second, "the spans of the trace the response names", func() bool {
+		return len(traceOf(otlp.Spans(), parts[1])) > 0
+	})
 	for _, want := range []string{"authentication cache hit", "authorization cache hit"} {
 		if !slices.Contains(second.Events, want) {
 			t.Errorf("the second create's span events %v lack %q", second.Events, want)

@@ -17,7 +17,11 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
+
+// TraceAnnotation is the event annotation holding the request's trace id.
+const TraceAnnotation = "trace.kubesplit.io/id"
 
 // Config configures the audit filters.
 type Config struct {
@@ -185,6 +189,10 @@ func (c *Config) newEvent(r *http.Request, info *requestinfo.Info, user authenti
 	ev := &Event{Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: rec.d.level, AuditID: id,
 		RequestURI: r.RequestURI, Verb: info.Verb, User: user, SourceIPs: sourceIPs(r), UserAgent: r.UserAgent(),
 		RequestReceivedTimestamp: rec.received}
+	if id := tracing.TraceID(r.Context()); id != "" {
+		// The trace of the request, to go from an event to its spans.
+		ev.Annotations = map[string]string{TraceAnnotation: id}
+	}
 	if info.IsResourceRequest {
 		ev.ObjectRef = &ObjectReference{Resource: info.Resource, Namespace: info.Namespace, Name: info.Name,
 			APIGroup: info.APIGroup, APIVersion: info.APIVersion, Subresource: info.Subresource}

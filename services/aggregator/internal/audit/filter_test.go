@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 const everything = `apiVersion: audit.k8s.io/v1
@@ -185,5 +187,23 @@ rules:
 	evs := s.flush(t)
 	if len(evs) != 1 || evs[0].Verb != "create" || evs[0].ObjectRef.Resource != "configmaps" || evs[0].Stage != StageResponseComplete {
 		t.Fatalf("events %+v, want only the config map create's completion", evs)
+	}
+}
+
+// An event names the trace of its request, when it has one.
+func TestEventCarriesTraceID(t *testing.T) {
+	tid := trace.TraceID{0xab, 1, 2, 3}
+	traced := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: trace.SpanID{9}, TraceFlags: trace.FlagsSampled})
+			next.ServeHTTP(w, r.WithContext(trace.ContextWithSpanContext(r.Context(), sc)))
+		})
+	}
+	s := newStack(t, policyAt(t, "Metadata"), echo)
+	s.server.Config.Handler = traced(s.server.Config.Handler)
+	s.do(t, http.MethodGet, "/api/v1/namespaces", "")
+	evs := s.flush(t)
+	if len(evs) == 0 || evs[0].Annotations[TraceAnnotation] != tid.String() {
+		t.Errorf("events %+v, want the trace id %s", evs, tid)
 	}
 }
