@@ -70,6 +70,9 @@ func Defaults() ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding) {
 		clusterRole("system:public-info-viewer", nil,
 			rule(urls("/healthz", "/livez", "/readyz", "/version", "/version/"), "get"),
 		),
+		clusterRole("system:monitoring", nil,
+			rule(urls("/healthz", "/healthz/*", "/livez", "/livez/*", "/readyz", "/readyz/*", "/metrics", "/metrics/slis"), "get"),
+		),
 	}
 	// Fill admin, edit and view as the aggregation controller would, so
 	// objects written from this list read back as on a kube cluster.
@@ -89,6 +92,7 @@ func Defaults() ([]rbacv1.ClusterRole, []rbacv1.ClusterRoleBinding) {
 		clusterRoleBinding("system:basic-user", SystemAuthenticated),
 		clusterRoleBinding("system:discovery", SystemAuthenticated),
 		clusterRoleBinding("system:public-info-viewer", SystemAuthenticated, SystemUnauthenticated),
+		clusterRoleBinding("system:monitoring", "system:monitoring"),
 	}
 	return roles, bindings
 }

@@ -20,6 +20,7 @@ type stages struct {
 	health        http.Handler // the health endpoints
 	api           http.Handler // routing to the upstreams
 	audit         audit.Filters
+	metrics       *measurements
 }
 
 // buildChain is the aggregator's handler chain, listed in the order a
@@ -35,7 +36,11 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{UserFrom: userFrom, OnDecision: annotateDecision})
+	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{UserFrom: userFrom,
+		OnDecision: func(r *http.Request, d authz.Decision, reason string) {
+			annotateDecision(r, d, reason)
+			s.metrics.authorized(d)
+		}})
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +50,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		filters.WithMaxInFlight(limiter),
 		deadline,
 		filters.WithRequestInfo(),
+		s.metrics.requests.Middleware,
 		s.audit.Around,
 		withHealth(s.health),
 		withAuthentication(cfg, s.authenticator),

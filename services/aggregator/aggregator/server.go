@@ -92,6 +92,8 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
+	measured := newMeasurements()
+	api = withMetricsEndpoint(api, measured.handler)
 	if err := startAPIServices(ctx, cfg, fp, ups[registryUpstream], signer, routes); err != nil {
 		return nil, err
 	}
@@ -101,6 +103,7 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	}
 	return buildChain(cfg, stages{
 		authenticator: authenticator, authorizer: authorizer, health: healthHandler(ups), api: api, audit: auditing,
+		metrics: measured,
 	})
 }
 

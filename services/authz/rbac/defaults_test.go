@@ -201,6 +201,7 @@ func TestDefaultPolicyObjects(t *testing.T) {
 		"system:discovery":          {rbacpolicy.SystemAuthenticated},
 		"system:basic-user":         {rbacpolicy.SystemAuthenticated},
 		"system:public-info-viewer": {rbacpolicy.SystemAuthenticated, rbacpolicy.SystemUnauthenticated},
+		"system:monitoring":         {"system:monitoring"},
 	}
 	for role, groups := range want {
 		if !slices.Equal(subjects[role], groups) {

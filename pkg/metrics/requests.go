@@ -1,0 +1,130 @@
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+)
+
+// Requests are kube-apiserver's request metrics.
+type Requests struct {
+	total     *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	inflight  *prometheus.GaugeVec
+	component string
+}
+
+var requestLabels = []string{"verb", "group", "version", "resource", "subresource", "scope", "component"}
+
+// NewRequests registers the request metrics on r, labelled component.
+func NewRequests(r prometheus.Registerer, component string) *Requests {
+	m := &Requests{
+		total: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_request_total",
+			Help: "Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code."},
+			append(append([]string{}, requestLabels...), "code")),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "apiserver_request_duration_seconds",
+			Help:    "Response latency distribution in seconds for each verb, group, version, resource, subresource, scope and component.",
+			Buckets: []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60}},
+			requestLabels),
+		inflight: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "apiserver_current_inflight_requests",
+			Help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second."},
+			[]string{"request_kind"}),
+	}
+	r.MustRegister(m.total, m.duration, m.inflight)
+	m.component = component
+	return m
+}
+
+// Middleware counts and times every request next serves. It reads the
+// request info an earlier filter put on the context, or the request.
+func (m *Requests) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, ok := requestinfo.From(r.Context())
+		if !ok || info == nil {
+			info = requestinfo.New(r)
+		}
+		kind := "readOnly"
+		if mutating(info.Verb) {
+			kind = "mutating"
+		}
+		g := m.inflight.WithLabelValues(kind)
+		g.Inc()
+		defer g.Dec()
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		start := time.Now()
+		next.ServeHTTP(sw, r)
+		labels := m.labelValues(r, info)
+		m.duration.WithLabelValues(labels...).Observe(time.Since(start).Seconds())
+		m.total.WithLabelValues(append(labels, strconv.Itoa(sw.code))...).Inc()
+	})
+}
+
+// labelValues are kube's labels of a request: its verb as kube reports
+// it (LIST and WATCH apart from GET, APPLY apart from PATCH), what it is
+// about, and its scope.
+func (m *Requests) labelValues(r *http.Request, info *requestinfo.Info) []string {
+	scope := ""
+	if info.IsResourceRequest {
+		switch {
+		case info.Name != "":
+			scope = "resource"
+		case info.Namespace != "":
+			scope = "namespace"
+		default:
+			scope = "cluster"
+		}
+	}
+	return []string{reportedVerb(r, info), info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, m.component}
+}
+
+func reportedVerb(r *http.Request, info *requestinfo.Info) string {
+	if !info.IsResourceRequest {
+		return strings.ToUpper(r.Method)
+	}
+	switch info.Verb {
+	case "list", "watch", "get":
+		return strings.ToUpper(info.Verb)
+	case "patch":
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/apply-patch") {
+			return "APPLY"
+		}
+	}
+	return strings.ToUpper(r.Method)
+}
+
+func mutating(verb string) bool {
+	switch verb {
+	case "get", "list", "watch":
+		return false
+	}
+	return true
+}
+
+// statusWriter notes the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	code        int
+	wroteHeader bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.code, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Flush passes on, so that watches stream.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
