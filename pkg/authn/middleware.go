@@ -36,6 +36,10 @@ type Options struct {
 	// OnError, if set, is told why the authenticator could not decide, for
 	// logs and metrics; the client only sees a generic 503.
 	OnError func(r *http.Request, err error)
+	// OnResult, if set, is told each request's outcome as kube's
+	// authentication_attempts counts it: "success", "failure" (401) or
+	// "error" (503).
+	OnResult func(r *http.Request, result string)
 }
 
 // WithAuthentication returns middleware that authenticates each request's
@@ -51,6 +55,9 @@ func WithAuthentication(a Authenticator, opts Options) func(http.Handler) http.H
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			user, err := authenticate(r, a, opts)
+			if opts.OnResult != nil {
+				opts.OnResult(r, attemptResult(err))
+			}
 			switch {
 			case errors.Is(err, errUnauthorized):
 				w.Header().Set("WWW-Authenticate", "Bearer")
@@ -126,4 +133,15 @@ func unavailable(retryAfter time.Duration) error {
 		Message: "authentication is temporarily unavailable, please retry",
 		Details: &metav1.StatusDetails{RetryAfterSeconds: seconds},
 	}}
+}
+
+// attemptResult names an authentication's outcome as kube's metric does.
+func attemptResult(err error) string {
+	switch {
+	case err == nil:
+		return "success"
+	case errors.Is(err, errUnauthorized):
+		return "failure"
+	}
+	return "error"
 }

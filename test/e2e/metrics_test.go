@@ -59,6 +59,10 @@ func TestAggregatorMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s", name)
 		}
 	}
+	const failed = `authentication_attempts\{result="failure"\} (\d+)`
+	if code, _ := scrape(t, s, "not-a-token-0123456789"); code != http.StatusUnauthorized {
+		t.Fatalf("a bad token reading /metrics: %d, want 401", code)
+	}
 	admin := s.Client(t, s.AdminToken)
 	for _, name := range []string{"m1", "m2", "m3"} {
 		if _, err := admin.CoreV1().ConfigMaps("default").Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
@@ -68,6 +72,12 @@ func TestAggregatorMetrics(t *testing.T) {
 	_, after := scrape(t, s, monitorToken)
 	if got := counter(t, after, createCounter) - counter(t, before, createCounter); got != 3 {
 		t.Errorf("apiserver_request_total for config map creates grew by %d, want 3", got)
+	}
+	if got := counter(t, after, failed) - counter(t, before, failed); got != 1 {
+		t.Errorf("authentication_attempts{result=\"failure\"} grew by %d, want 1", got)
+	}
+	if counter(t, after, `authentication_attempts\{result="success"\} (\d+)`) == 0 {
+		t.Error("no successful authentication counted")
 	}
 	if !regexp.MustCompile(`apiserver_request_duration_seconds_count\{component="apiserver",group="",resource="configmaps",scope="namespace",subresource="",verb="POST",version="v1"\} \d+`).MatchString(after) {
 		t.Error("/metrics lacks the creates' duration histogram")

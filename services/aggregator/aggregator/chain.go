@@ -53,7 +53,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		s.metrics.requests.Middleware,
 		s.audit.Around,
 		withHealth(s.health),
-		withAuthentication(cfg, s.authenticator),
+		withAuthentication(cfg, s.authenticator, s.metrics.authenticated),
 		s.audit.AfterAuthentication,
 		withImpersonation(s.authorizer),
 		s.audit.AfterImpersonation,

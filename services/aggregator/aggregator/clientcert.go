@@ -38,8 +38,8 @@ func serverTLSConfig(cfg Config, cert tls.Certificate) (*tls.Config, error) {
 // certificate first, then the bearer token (or anonymous, or 401). A
 // certificate user's Authorization header is dropped too, as kube drops it
 // after any success, so a token goes no further than this hop.
-func withAuthentication(cfg Config, a authn.Authenticator) func(http.Handler) http.Handler {
-	byToken := authn.WithAuthentication(a, authn.Options{Anonymous: cfg.AnonymousAuth})
+func withAuthentication(cfg Config, a authn.Authenticator, onResult func(*http.Request, string)) func(http.Handler) http.Handler {
+	byToken := authn.WithAuthentication(a, authn.Options{Anonymous: cfg.AnonymousAuth, OnResult: onResult})
 	if cfg.ClientCAFile == "" {
 		return byToken
 	}
@@ -52,6 +52,7 @@ func withAuthentication(cfg Config, a authn.Authenticator) func(http.Handler) ht
 				return
 			}
 			r.Header.Del("Authorization")
+			onResult(r, "success")
 			next.ServeHTTP(w, r.WithContext(authn.WithUser(r.Context(), u)))
 		})
 	}

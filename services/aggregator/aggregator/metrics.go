@@ -13,21 +13,30 @@ import (
 // non-resource URL, authorized as kube authorizes it: system:monitoring
 // and cluster-admin may read it).
 type measurements struct {
-	requests      *metrics.Requests
-	authorization *prometheus.CounterVec
-	handler       http.Handler
+	requests       *metrics.Requests
+	authentication *prometheus.CounterVec
+	authorization  *prometheus.CounterVec
+	handler        http.Handler
 }
 
 func newMeasurements() *measurements {
 	reg := metrics.NewRegistry()
 	m := &measurements{
 		requests: metrics.NewRequests(reg, "apiserver"),
+		authentication: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "authentication_attempts",
+			Help: "Counter of authenticated attempts."}, []string{"result"}),
 		authorization: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "authorization_attempts_total",
 			Help: "Counter of authorization attempts broken down by result."}, []string{"result"}),
 		handler: metrics.Handler(reg),
 	}
-	reg.MustRegister(m.authorization)
+	reg.MustRegister(m.authentication, m.authorization)
 	return m
+}
+
+// authenticated counts an authentication's outcome: success, failure
+// (401) or error (503).
+func (m *measurements) authenticated(_ *http.Request, result string) {
+	m.authentication.WithLabelValues(result).Inc()
 }
 
 // authorized counts a decision as kube does: allowed, or denied (a
