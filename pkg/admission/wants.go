@@ -33,7 +33,6 @@ func (a phased) wants(ctx context.Context, attrs *Attributes) bool {
 }
 
 func (c *chain) wants(ctx context.Context, a *Attributes) bool {
-	return slices.ContainsFunc(slices.Concat(c.mutating, c.validating), func(adm Admitter) bool {
-		return Wants(ctx, adm, a)
-	})
+	want := func(adm Admitter) bool { return Wants(ctx, adm, a) }
+	return slices.ContainsFunc(c.mutating, want) || slices.ContainsFunc(c.validating, want)
 }

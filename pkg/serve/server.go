@@ -37,7 +37,7 @@ func Start(ctx context.Context, e Endpoint, h http.Handler, log *slog.Logger) (*
 	s := &Server{
 		url: scheme + "://" + ln.Addr().String(),
 		http: &http.Server{
-			Handler:           tracing.Handler(h, "serve"),
+			Handler:           tracing.Handler(h),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},

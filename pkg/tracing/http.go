@@ -13,11 +13,11 @@ import (
 // Handler makes a server span for every request h serves, named by the
 // HTTP semantic conventions ("GET", "POST", ...); h itself when tracing is
 // off.
-func Handler(h http.Handler, operation string) http.Handler {
+func Handler(h http.Handler) http.Handler {
 	if !enabled {
 		return h
 	}
-	return otelhttp.NewHandler(h, operation, otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+	return otelhttp.NewHandler(h, "", otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 		// The semantic conventions' name until the request's route is
 		// known (see Describe): the method alone.
 		return r.Method
