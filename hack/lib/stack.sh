@@ -19,17 +19,18 @@ stack_wait_file() {
   return 1
 }
 
-# stack_tokens <dir>: the admin's token and the credentials authn, authz
-# and admission use to watch the API through the aggregator
-# (system:masters, which the aggregator allows without asking authz, so
-# start-up cannot deadlock). Made once, kept.
+# stack_tokens <dir>: the admin's token and the credentials the services
+# use to reach the API through the aggregator: authn, authz and admission
+# watch it (system:masters, which the aggregator allows without asking
+# authz, so start-up cannot deadlock), and every backend asks it who may
+# read its /metrics. Made once, kept (remade when a service's is missing).
 stack_tokens() {
-  [ -s "$1/tokens.csv" ] && return 0
+  grep -q ",system:kubesplit:registry," "$1/tokens.csv" 2>/dev/null && return 0
   tok() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
   (
     umask 077
     echo "$(tok),admin,admin,\"system:masters\""
-    for s in authn authz admission; do echo "$(tok),system:kubesplit:$s,$s,\"system:masters\""; done
+    for s in registry authn authz admission; do echo "$(tok),system:kubesplit:$s,$s,\"system:masters\""; done
   ) >"$1/tokens.csv"
   chmod 600 "$1/tokens.csv"
 }
@@ -78,14 +79,14 @@ stack_start() {
     --authn-url "http://127.0.0.1:$((base + 3))"
   stack_wait_file "$dir/aggregator.addr"
 
+  for s in registry authz authn admission; do
+    stack_kubeconfig "$dir/$s.kubeconfig" "$url" "$ca" "$(stack_token "$dir" "system:kubesplit:$s")"
+  done
   # The registry signs its AdmissionReviews with a key of its own, made
   # on its first start; admission trusts its public half.
   stack_launch "$dir" registry "$bin/registry" --bind-address "127.0.0.1:$((base + 1))" --data-dir "$dir/etcd" \
     --identity-public-key-file "$identity" --admission-url "http://127.0.0.1:$((base + 4))" \
-    --admission-identity-key-file "$dir/registry/admission.key" "$@"
-  for s in authz authn admission; do
-    stack_kubeconfig "$dir/$s.kubeconfig" "$url" "$ca" "$(stack_token "$dir" "system:kubesplit:$s")"
-  done
+    --admission-identity-key-file "$dir/registry/admission.key" --kubeconfig "$dir/registry.kubeconfig" "$@"
   stack_launch "$dir" authz "$bin/authz" --bind-address "127.0.0.1:$((base + 2))" \
     --identity-public-key-file "$identity" --kubeconfig "$dir/authz.kubeconfig"
   stack_launch "$dir" authn "$bin/authn" --bind-address "127.0.0.1:$((base + 3))" --cert-dir "$dir/authn" \

@@ -24,6 +24,9 @@ type CacheConfig struct {
 	MaxEntries int
 	// Now is the clock; nil means time.Now. Tests inject their own.
 	Now func() time.Time
+	// OnLookup, if set, is told whether each call was answered from the
+	// cache, with the caller's context, so metrics can count it.
+	OnLookup func(ctx context.Context, hit bool)
 }
 
 // Cached is an Authorizer that remembers another one's answers, keyed by the
@@ -42,6 +45,7 @@ type Cached struct {
 	denyTTL  time.Duration
 	max      int
 	now      func() time.Time
+	onLookup func(ctx context.Context, hit bool)
 
 	mu       sync.Mutex
 	revision int64                    // newest policy revision known
@@ -81,6 +85,7 @@ func NewCached(a Authorizer, cfg CacheConfig) (*Cached, error) {
 		denyTTL:  cfg.DenyTTL,
 		max:      cfg.MaxEntries,
 		now:      cfg.Now,
+		onLookup: cfg.OnLookup,
 		entries:  map[string]*list.Element{},
 		lru:      list.New(),
 		inflight: map[string]*flight{},
@@ -91,13 +96,19 @@ func NewCached(a Authorizer, cfg CacheConfig) (*Cached, error) {
 func (c *Cached) Authorize(ctx context.Context, a Attributes) (Result, error) {
 	key := cacheKey(a)
 	c.mu.Lock()
-	if res, ok := c.lookupLocked(key); ok {
-		c.mu.Unlock()
+	res, hit := c.lookupLocked(key)
+	var f *flight
+	if !hit {
+		f = c.joinLocked(ctx, key, a)
+	}
+	c.mu.Unlock()
+	if c.onLookup != nil {
+		c.onLookup(ctx, hit)
+	}
+	if hit {
 		tracing.Event(ctx, "authorization cache hit")
 		return res, nil
 	}
-	f := c.joinLocked(ctx, key, a)
-	c.mu.Unlock()
 	return f.wait(ctx)
 }
 

@@ -449,3 +449,17 @@ func TestNewCachedValidates(t *testing.T) {
 		}
 	}
 }
+
+// OnLookup hears of every lookup, a miss when the inner authorizer was
+// asked and a hit when it was not.
+func TestCacheOnLookup(t *testing.T) {
+	var seen []bool
+	inner := &scripted{res: Result{Decision: DecisionAllow}}
+	c := newTestCache(t, inner, CacheConfig{AllowTTL: time.Minute,
+		OnLookup: func(_ context.Context, hit bool) { seen = append(seen, hit) }})
+	lookup(t, c, cacheBase)
+	lookup(t, c, cacheBase)
+	if len(seen) != 2 || seen[0] || !seen[1] || inner.count() != 1 {
+		t.Errorf("OnLookup saw %v with %d inner calls, want [false true] and 1", seen, inner.count())
+	}
+}

@@ -70,6 +70,7 @@ func complete(cfg *authn.Config, opts options) error {
 	if err != nil {
 		return err
 	}
+	cfg.RESTConfig = rc
 	if cfg.Client, err = kubernetes.NewForConfig(rc); err != nil {
 		return err
 	}

@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
@@ -46,9 +48,12 @@ func main() {
 			"written to it and to <file>.pub (the public key to give the admission service). Required with --admission-url")
 	fs.StringVar(&adm.caFile, "admission-ca-file", "", "CA certificates an https admission service's certificate chains to; empty means the system's")
 	fs.DurationVar(&adm.timeout, "admission-timeout", admission.DefaultWebhookTimeout, "bound on one admission review")
+	kubeconfig := fs.String("kubeconfig", "",
+		"kubeconfig reaching the API through the aggregator with the registry's own credentials, asked who may read "+
+			"/metrics and /debug/pprof (TokenReview, SubjectAccessReview); empty lets nobody read them")
 	serve.Main("registry", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
-		if err := load(&cfg, *identityKeys, adm); err != nil {
+		if err := load(&cfg, *identityKeys, *kubeconfig, adm); err != nil {
 			return nil, err
 		}
 		var err error
@@ -66,7 +71,15 @@ type admissionFlags struct {
 }
 
 // load reads the files the flags name into cfg.
-func load(cfg *registry.Config, identityKeys string, adm admissionFlags) error {
+func load(cfg *registry.Config, identityKeys, kubeconfig string, adm admissionFlags) error {
+	cfg.Metrics = metrics.NewRegistry()
+	if kubeconfig != "" {
+		rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return err
+		}
+		cfg.RESTConfig = rc
+	}
 	if identityKeys != "" {
 		keys, err := identity.LoadPublicKeys(identityKeys)
 		if err != nil {
@@ -75,7 +88,7 @@ func load(cfg *registry.Config, identityKeys string, adm admissionFlags) error {
 		cfg.IdentityKeys = keys
 	}
 	if adm.url != "" {
-		remote, err := remoteAdmission(adm)
+		remote, err := remoteAdmission(adm, metrics.NewStages(cfg.Metrics))
 		if err != nil {
 			return err
 		}
@@ -87,7 +100,7 @@ func load(cfg *registry.Config, identityKeys string, adm admissionFlags) error {
 // remoteAdmission reaches the admission service at url, signing with the
 // key in keyFile, made (with keyFile+".pub") on first use, each review
 // bounded by timeout.
-func remoteAdmission(adm admissionFlags) (registry.Admission, error) {
+func remoteAdmission(adm admissionFlags, stages *metrics.Stages) (registry.Admission, error) {
 	keyFile := adm.keyFile
 	if keyFile == "" {
 		return registry.Admission{}, errors.New("--admission-url needs --admission-identity-key-file")
@@ -105,5 +118,5 @@ func remoteAdmission(adm admissionFlags) (registry.Admission, error) {
 	if err != nil {
 		return registry.Admission{}, err
 	}
-	return registry.RemoteAdmission(registry.RemoteAdmissionConfig{URL: adm.url, Key: key, CAFile: adm.caFile, Timeout: adm.timeout})
+	return registry.RemoteAdmission(registry.RemoteAdmissionConfig{URL: adm.url, Key: key, CAFile: adm.caFile, Timeout: adm.timeout, Stages: stages})
 }

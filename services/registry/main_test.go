@@ -12,7 +12,7 @@ import (
 // once, with its public half beside it as <file>.pub, then reused.
 func TestRemoteAdmissionKeyFile(t *testing.T) {
 	key := filepath.Join(t.TempDir(), "run", "admission.key")
-	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: key}); err != nil {
+	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: key}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := identity.LoadPublicKeys(key + ".pub"); err != nil {
@@ -22,19 +22,19 @@ func TestRemoteAdmissionKeyFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: key}); err != nil {
+	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: key}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(key); string(again) != string(first) {
 		t.Error("the key was replaced on the second start")
 	}
-	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: ""}); err == nil {
+	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: ""}, nil); err == nil {
 		t.Error("--admission-url without a key file was accepted")
 	}
 	if err := os.WriteFile(key, []byte("not a key"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: key}); err == nil {
+	if _, err := remoteAdmission(admissionFlags{url: "http://127.0.0.1:1", keyFile: key}, nil); err == nil {
 		t.Error("a malformed key file was accepted")
 	}
 }

@@ -147,6 +147,16 @@ func aggregatorClient(t *testing.T, agg *framework.Aggregator) *http.Client {
 // travelled over HTTP/2.
 func aggregatorGet(t *testing.T, c *http.Client, url, token string) (int, http.Header, string) {
 	t.Helper()
+	resp, body := httpGet(t, c, url, token)
+	if resp.ProtoMajor != 2 {
+		t.Errorf("GET %s over %s, want HTTP/2", url, resp.Proto)
+	}
+	return resp.StatusCode, resp.Header, body
+}
+
+// httpGet sends a GET with token (none when empty) and reads the answer.
+func httpGet(t *testing.T, c *http.Client, url, token string) (*http.Response, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -160,8 +170,5 @@ func aggregatorGet(t *testing.T, c *http.Client, url, token string) (int, http.H
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	if resp.ProtoMajor != 2 {
-		t.Errorf("GET %s over %s, want HTTP/2", url, resp.Proto)
-	}
-	return resp.StatusCode, resp.Header, string(body)
+	return resp, string(body)
 }

@@ -163,9 +163,18 @@ func TestAuditLog(t *testing.T) {
 			t.Errorf("the audit log holds %q", secret)
 		}
 	}
-	for _, ev := range readAudit(t, logPath) {
+	events := readAudit(t, logPath)
+	for _, ev := range events {
 		if ev.Stage == "RequestReceived" || strings.HasPrefix(ev.RequestURI, "/readyz") {
 			t.Errorf("event the policy omits: %+v", ev)
 		}
+	}
+	// kube's audit metrics count what was written, and nothing dropped.
+	_, body := scrape(t, s, s.AdminToken)
+	if got := sample(t, body, "apiserver_audit_event_total"); got < float64(len(events)) {
+		t.Errorf("apiserver_audit_event_total %v, but the log holds %d events", got, len(events))
+	}
+	if got := sample(t, body, "apiserver_audit_error_total", `plugin="buffered"`); got != 0 || !strings.Contains(body, "apiserver_audit_error_total") {
+		t.Errorf("apiserver_audit_error_total %v (present: %v), want 0", got, strings.Contains(body, "apiserver_audit_error_total"))
 	}
 }

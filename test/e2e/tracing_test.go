@@ -12,7 +12,6 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
@@ -32,6 +31,21 @@ func traceOf(spans []framework.Span, traceID string) map[string]framework.Span {
 }
 
 // bindServiceAccount grants a service account rules in ns.
+// serviceAccountToken is a new token of the account, asked for until
+// authn knows the account.
+func serviceAccountToken(t *testing.T, admin kubernetes.Interface, ns, account string) string {
+	t.Helper()
+	var token string
+	polltest.Until(t, 10*time.Second, "a token for the account", func() bool {
+		tr, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), account, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+		if err == nil {
+			token = tr.Status.Token
+		}
+		return err == nil
+	})
+	return token
+}
+
 func bindServiceAccount(t *testing.T, admin kubernetes.Interface, ns, account string, rules ...rbacv1.PolicyRule) {
 	t.Helper()
 	if _, err := admin.RbacV1().Roles(ns).Create(ctx(t), role(account, rules...), metav1.CreateOptions{}); err != nil {
@@ -72,14 +86,7 @@ func TestOneTraceAcrossFiveServices(t *testing.T) {
 	const ns, account = "traced", "tracer"
 	createNamespace(t, admin, ns)
 	// A quota makes admission look at creates in the namespace.
-	quota := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{"configmaps": resource.MustParse("100")}}}
-	if _, err := admin.CoreV1().ResourceQuotas(ns).Create(ctx(t), quota, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	polltest.Until(t, 10*time.Second, "the quota's status", func() bool {
-		q, err := admin.CoreV1().ResourceQuotas(ns).Get(context.Background(), "q", metav1.GetOptions{})
-		return err == nil && len(q.Status.Hard) > 0
-	})
+	quotaConfigMaps(t, admin, ns)
 	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx(t), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: account}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -93,14 +100,7 @@ func TestOneTraceAcrossFiveServices(t *testing.T) {
 		res, err := admin.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), sar, metav1.CreateOptions{})
 		return err == nil && res.Status.Allowed
 	})
-	var token string
-	polltest.Until(t, 10*time.Second, "a token for the account", func() bool {
-		tr, err := admin.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), account, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
-		if err == nil {
-			token = tr.Status.Token
-		}
-		return err == nil
-	})
+	token := serviceAccountToken(t, admin, ns, account)
 	client := s.Client(t, token)
 	create := func(name string) {
 		t.Helper()

@@ -12,6 +12,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
@@ -43,7 +44,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := serve.Start(ctx, cfg.Endpoint, routes(local, verifier), cfg.Log)
+	// Readers of /metrics are checked with the plugins' own credentials.
+	h, err := observe.Backend("admission", cfg.RESTConfig, nil, routes(local, verifier))
+	if err != nil {
+		local.Close()
+		return nil, err
+	}
+	srv, err := serve.Start(ctx, cfg.Endpoint, h, cfg.Log)
 	if err != nil {
 		local.Close()
 		return nil, err
@@ -72,15 +79,10 @@ func routes(l *Local, verifier *identity.Verifier) http.Handler {
 	mux.Handle(pkgadmission.RulesPath, asserted(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pkgadmission.NewRulesHandler(l.Rules()).ServeHTTP(w, r)
 	})))
-	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
-	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
-	ready := health.Handler("/readyz", health.Ping, health.Check{Name: "informers-synced", Func: l.ready})
-	mux.Handle("GET /readyz", ready)
-	mux.Handle("GET /readyz/", ready)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "", 0, false))
 	})
-	return mux
+	return health.Probes(nil, []health.Check{{Name: "informers-synced", Func: l.ready}})(mux)
 }
 
 // Local is the plugins the server serves.

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -14,7 +15,7 @@ import (
 // authenticator is cached: the token file is an in-memory lookup already.
 // The cache is dropped on every revision revs reports (a ServiceAccount
 // deleted) and bypassed while revs cannot vouch for it.
-func newAuthenticator(cfg Config, authnClient *http.Client, revs *revisionFollower) (authn.Authenticator, error) {
+func newAuthenticator(cfg Config, authnClient *http.Client, revs *revisionFollower, onCacheLookup func(context.Context, bool)) (authn.Authenticator, error) {
 	var list []authn.Authenticator
 	if cfg.TokenAuthFile != "" {
 		tf, err := authn.NewTokenFile(cfg.TokenAuthFile)
@@ -38,7 +39,7 @@ func newAuthenticator(cfg Config, authnClient *http.Client, revs *revisionFollow
 			return nil, err
 		}
 		cached, err := authn.NewCached(wc, authn.CacheConfig{
-			TTL: cfg.AuthenticationCacheTTL, MaxEntries: 10000,
+			TTL: cfg.AuthenticationCacheTTL, MaxEntries: 10000, OnLookup: onCacheLookup,
 		})
 		if err != nil {
 			return nil, err

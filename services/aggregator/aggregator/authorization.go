@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
@@ -24,6 +25,8 @@ type modeDeps struct {
 	// authzRevisions follows the authz upstream's policy revisions. Nil
 	// without an authz upstream.
 	authzRevisions *revisionFollower
+	// onCacheLookup counts the answers of authz's cache.
+	onCacheLookup func(ctx context.Context, hit bool)
 }
 
 // authorizationModes is the one table of authorization modes, by name.
@@ -56,6 +59,7 @@ func newWebhookAuthorizer(d modeDeps) (authz.Authorizer, error) {
 	}
 	cached, err := authz.NewCached(wc, authz.CacheConfig{
 		AllowTTL: d.cfg.AuthorizationCacheTTL, DenyTTL: d.cfg.AuthorizationCacheTTL, MaxEntries: 10000,
+		OnLookup: d.onCacheLookup,
 	})
 	if err != nil {
 		return nil, err

@@ -17,8 +17,8 @@ import (
 type stages struct {
 	authenticator authn.Authenticator
 	authorizer    authz.Authorizer
-	health        http.Handler // the health endpoints
-	api           http.Handler // routing to the upstreams
+	probes        func(http.Handler) http.Handler // the health endpoints
+	api           http.Handler                    // routing to the upstreams
 	audit         audit.Filters
 	metrics       *measurements
 }
@@ -52,7 +52,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		filters.WithRequestInfo(),
 		s.metrics.requests.Middleware,
 		s.audit.Around,
-		withHealth(s.health),
+		s.probes,
 		withAuthentication(cfg, s.authenticator, s.metrics.authenticated),
 		s.audit.AfterAuthentication,
 		withImpersonation(s.authorizer),

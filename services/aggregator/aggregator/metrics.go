@@ -7,30 +7,54 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 )
 
 // measurements are the aggregator's metrics, served at /metrics (a
 // non-resource URL, authorized as kube authorizes it: system:monitoring
 // and cluster-admin may read it).
 type measurements struct {
+	registry       *prometheus.Registry
 	requests       *metrics.Requests
 	authentication *prometheus.CounterVec
 	authorization  *prometheus.CounterVec
-	handler        http.Handler
+	stages         *metrics.Stages
+	authnCache     *metrics.CacheLookups
+	authzCache     *metrics.CacheLookups
 }
 
 func newMeasurements() *measurements {
 	reg := metrics.NewRegistry()
 	m := &measurements{
+		registry: reg,
 		requests: metrics.NewRequests(reg, "apiserver"),
+		stages:   metrics.NewStages(reg),
+		// kube's name: its token cache is the same concept.
+		authnCache: metrics.NewCacheLookups(reg, "authentication_token_cache_request_total",
+			"Counter of the authn stage's token cache lookups, by status (hit or miss)."),
+		authzCache: metrics.NewCacheLookups(reg, "kubesplit_authorization_cache_request_total",
+			"Counter of the authz stage's decision cache lookups, by status (hit or miss)."),
 		authentication: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "authentication_attempts",
 			Help: "Counter of authenticated attempts."}, []string{"result"}),
 		authorization: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "authorization_attempts_total",
 			Help: "Counter of authorization attempts broken down by result."}, []string{"result"}),
-		handler: metrics.Handler(reg),
 	}
 	reg.MustRegister(m.authentication, m.authorization)
 	return m
+}
+
+// countAudit exports the audit log's counts under kube's names: events
+// written, and events dropped because the buffer was full (kube counts
+// those as errors of its "buffered" plugin).
+func (m *measurements) countAudit(b *audit.Backend) {
+	m.registry.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "apiserver_audit_event_total",
+			Help: "Counter of audit events generated and sent to the audit backend."},
+			func() float64 { return float64(b.Written()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "apiserver_audit_error_total",
+			Help: "Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
+			ConstLabels: prometheus.Labels{"plugin": "buffered"}},
+			func() float64 { return float64(b.Dropped()) }))
 }
 
 // authenticated counts an authentication's outcome: success, failure
@@ -47,15 +71,4 @@ func (m *measurements) authorized(d authz.Decision) {
 		result = "allowed"
 	}
 	m.authorization.WithLabelValues(result).Inc()
-}
-
-// withMetricsEndpoint serves /metrics itself and the rest with next.
-func withMetricsEndpoint(next, metricsHandler http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/metrics" {
-			metricsHandler.ServeHTTP(w, r)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }

@@ -11,20 +11,17 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/proxy"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 )
 
-// healthEndpoints are served by the aggregator itself, with no
-// credentials, so that probes work (DESIGN.md, "Trust between hops").
-var healthEndpoints = []string{"/healthz", "/livez", "/readyz"}
-
-// healthHandler serves the health endpoints: live while the process
-// serves, ready while every upstream has a healthy endpoint, with a check
-// per upstream so that ?verbose says which one is missing.
-func healthHandler(ups map[string]*upstream.Upstream) http.Handler {
-	mux := http.NewServeMux()
+// probes serve the health endpoints, with no credentials, so that probes
+// work (DESIGN.md, "Trust between hops"): live while the process serves,
+// ready while every upstream has a healthy endpoint, with a check per
+// upstream so that ?verbose says which one is missing.
+func probes(ups map[string]*upstream.Upstream) func(http.Handler) http.Handler {
 	var ready []health.Check
 	names := make([]string, 0, len(ups))
 	for name := range ups {
@@ -34,15 +31,7 @@ func healthHandler(ups map[string]*upstream.Upstream) http.Handler {
 	for _, name := range names {
 		ready = append(ready, health.Check{Name: "upstream-" + name, Func: upstreamReady(ups[name])})
 	}
-	for _, ep := range healthEndpoints {
-		h := health.Handler(ep, health.Ping)
-		if ep == "/readyz" {
-			h = health.Handler(ep, append([]health.Check{health.Ping}, ready...)...)
-		}
-		mux.Handle(ep, h)
-		mux.Handle(ep+"/", h)
-	}
-	return mux
+	return health.Probes(nil, ready)
 }
 
 func upstreamReady(u *upstream.Upstream) func(context.Context) error {
@@ -60,36 +49,15 @@ func upstreamReady(u *upstream.Upstream) func(context.Context) error {
 	}
 }
 
-// withHealth serves the health endpoints before anything asks who the
-// caller is; every other request goes on down the chain.
-func withHealth(h http.Handler) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if isHealthPath(r.URL.Path) {
-				h.ServeHTTP(w, r)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
-func isHealthPath(p string) bool {
-	for _, ep := range healthEndpoints {
-		if p == ep || strings.HasPrefix(p, ep+"/") {
-			return true
-		}
-	}
-	return false
-}
 
 // newProxies returns a proxy per upstream whose requests carry the
 // authenticated (or impersonated) user's signed identity, with the
 // upstream's name as audience.
-func newProxies(ups map[string]*upstream.Upstream, signer *identity.Signer, cfg Config) (map[string]discovery.Backend, error) {
+func newProxies(ups map[string]*upstream.Upstream, signer *identity.Signer, cfg Config, stages *metrics.Stages) (map[string]discovery.Backend, error) {
 	backends := map[string]discovery.Backend{}
 	for name, u := range ups {
-		p, err := proxy.New(proxy.Config{Upstream: u, Decorate: signIdentity(signer, name), Log: cfg.Log})
+		p, err := proxy.New(proxy.Config{Upstream: u, Decorate: signIdentity(signer, name), Log: cfg.Log,
+			Instrument: func(rt http.RoundTripper) http.RoundTripper { return stages.Transport(name, rt) }})
 		if err != nil {
 			return nil, err
 		}

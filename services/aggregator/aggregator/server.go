@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 )
@@ -71,12 +72,14 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	// binding or a deleted account is not served from them.
 	authnRevisions := newRevisionFollower(ups[authnUpstream], signer, cfg.Log)
 	authzRevisions := newRevisionFollower(ups[authzUpstream], signer, cfg.Log)
-	authenticator, err := newAuthenticator(cfg, webhookClient(ups[authnUpstream], signer), authnRevisions)
+	measured := newMeasurements()
+	authenticator, err := newAuthenticator(cfg, webhookClient(ups[authnUpstream], signer, measured.stages), authnRevisions, measured.authnCache.Observe)
 	if err != nil {
 		return nil, err
 	}
 	authorizer, err := newAuthorizer(modeDeps{
-		cfg: cfg, authzClient: webhookClient(ups[authzUpstream], signer), authzRevisions: authzRevisions,
+		cfg: cfg, authzClient: webhookClient(ups[authzUpstream], signer, measured.stages), authzRevisions: authzRevisions,
+		onCacheLookup: measured.authzCache.Observe,
 	})
 	if err != nil {
 		return nil, err
@@ -84,7 +87,7 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	authnRevisions.start(ctx)
 	authzRevisions.start(ctx)
 	s.revisions = []*revisionFollower{authnRevisions, authzRevisions}
-	backends, err := newProxies(ups, signer, cfg)
+	backends, err := newProxies(ups, signer, cfg, measured.stages)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +95,7 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
-	measured := newMeasurements()
-	api = withMetricsEndpoint(api, measured.handler)
+	api = observe.Endpoints(measured.registry, nil)(api)
 	if err := startAPIServices(ctx, cfg, fp, ups[registryUpstream], signer, routes); err != nil {
 		return nil, err
 	}
@@ -101,8 +103,11 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
+	if s.audit != nil {
+		measured.countAudit(s.audit)
+	}
 	return buildChain(cfg, stages{
-		authenticator: authenticator, authorizer: authorizer, health: healthHandler(ups), api: api, audit: auditing,
+		authenticator: authenticator, authorizer: authorizer, probes: probes(ups), api: api, audit: auditing,
 		metrics: measured,
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
@@ -71,13 +72,14 @@ func upstreamTransport(caFile string) (*http.Transport, error) {
 func upstreamPlaceholder(name string) string { return "http://" + name + ".upstream.invalid" }
 
 // webhookClient returns a client whose requests go to a healthy endpoint
-// of u, signed as the aggregator itself; nil when u is nil.
-func webhookClient(u *upstream.Upstream, signer *identity.Signer) *http.Client {
+// of u, signed as the aggregator itself and timed by stages; nil when u
+// is nil.
+func webhookClient(u *upstream.Upstream, signer *identity.Signer, stages *metrics.Stages) *http.Client {
 	if u == nil {
 		return nil
 	}
 	return &http.Client{
-		Transport: tracing.Transport(signer.Transport(&poolTransport{up: u}, selfUser, u.Name())),
+		Transport: tracing.Transport(stages.Transport(u.Name(), signer.Transport(&poolTransport{up: u}, selfUser, u.Name()))),
 		// A redirected POST would come back as a GET: refuse to follow.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

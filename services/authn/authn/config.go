@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
@@ -57,6 +58,9 @@ type Config struct {
 	// Client reaches the API (through the aggregator, with the service's
 	// own credentials) to look up ServiceAccounts. Required.
 	Client kubernetes.Interface
+	// RESTConfig reaches the API as Client does; it is asked who may read
+	// /metrics and /debug/pprof (nil lets nobody).
+	RESTConfig *rest.Config
 	// Log receives the service's messages; nil means slog.Default().
 	Log *slog.Logger
 	// Resync is the ServiceAccount informer's resync period; zero means

@@ -43,15 +43,8 @@ func newRouter(h handlers) http.Handler {
 	open := http.NewServeMux()
 	open.Handle(oidc.DiscoveryPath, h.oidcDocs)
 	open.Handle(serviceaccount.JWKSPath, h.oidcDocs)
-	for _, ep := range []string{"/healthz", "/livez"} {
-		open.Handle(ep, health.Handler(ep, health.Ping))
-		open.Handle(ep+"/", health.Handler(ep, health.Ping))
-	}
-	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, h.ready...)...)
-	open.Handle("/readyz", ready)
-	open.Handle("/readyz/", ready)
 	open.Handle("/", identity.Require(h.verifier)(api))
-	return open
+	return health.Probes(nil, h.ready)(open)
 }
 
 // notFound answers an unknown API path as kube-apiserver does.

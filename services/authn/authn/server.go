@@ -10,6 +10,7 @@ import (
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/authn/oidc"
@@ -40,7 +41,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
-	srv, err := serve.Start(ctx, cfg.Endpoint, newRouter(h), cfg.Log)
+	routes, err := observe.Backend("authn", cfg.RESTConfig, nil, newRouter(h))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	srv, err := serve.Start(ctx, cfg.Endpoint, routes, cfg.Log)
 	if err != nil {
 		cancel()
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
@@ -47,7 +48,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// Shutdown waits for handlers to return but does not cancel them:
 	// the revision streams end on their own when it starts.
 	streams, stopStreams := context.WithCancel(runCtx)
-	srv, err := serve.Start(ctx, cfg.Endpoint, routes(built, verifier, revision.Handler(feed, streams.Done())), cfg.Log)
+	// Readers of /metrics are checked with the credentials RBAC is
+	// followed with.
+	h, err := observe.Backend("authz", cfg.RESTConfig, nil, routes(built, verifier, revision.Handler(feed, streams.Done())))
+	if err != nil {
+		stopStreams()
+		cancel()
+		return nil, err
+	}
+	srv, err := serve.Start(ctx, cfg.Endpoint, h, cfg.Log)
 	if err != nil {
 		stopStreams()
 		cancel()
@@ -69,15 +78,10 @@ func routes(e engines, v *identity.Verifier, revisions http.Handler) http.Handle
 	mux.Handle("POST "+LocalSubjectAccessReviewPattern, asserted(newLocalSubjectAccessReviewHandler(e.authorizer)))
 	handleDiscovery(mux, asserted)
 	mux.Handle("GET "+revision.Path, asserted(revisions))
-	mux.Handle("GET /healthz", health.Handler("/healthz", health.Ping))
-	mux.Handle("GET /livez", health.Handler("/livez", health.Ping))
-	ready := health.Handler("/readyz", append([]health.Check{health.Ping}, e.checks...)...)
-	mux.Handle("GET /readyz", ready)
-	mux.Handle("GET /readyz/", ready)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "", 0, false))
 	})
-	return mux
+	return health.Probes(nil, e.checks)(mux)
 }
 
 // Authorizer is the stage in process: the chain of engines the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
@@ -44,6 +45,8 @@ type RemoteAdmissionConfig struct {
 	CAFile    string
 	// Timeout bounds each review; zero is admission.DefaultWebhookTimeout.
 	Timeout time.Duration
+	// Stages, when set, times every call to the admission service.
+	Stages *metrics.Stages
 }
 
 // RemoteAdmission is the admission service as the registry's two stages:
@@ -70,7 +73,8 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 		}
 		transport = t
 	}
-	client := &http.Client{Transport: tracing.Transport(signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience))}
+	signed := signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience)
+	client := &http.Client{Transport: tracing.Transport(cfg.Stages.Transport("admission", signed))}
 	base := strings.TrimSuffix(cfg.URL, "/")
 	mutating, err := admission.NewWebhookClient(admission.WebhookConfig{URL: base + admission.MutatingPath, HTTPClient: client, Timeout: cfg.Timeout})
 	if err != nil {

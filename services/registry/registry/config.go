@@ -10,7 +10,11 @@ import (
 	"net"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/rest"
+
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
@@ -44,6 +48,15 @@ type Config struct {
 	InsecureAllowUnauthenticated bool
 	// DisableControllers leaves out the housekeeping controllers.
 	DisableControllers bool
+	// RESTConfig reaches the API through the aggregator, with the
+	// registry's own credentials; it is asked who may read /metrics and
+	// /debug/pprof (TokenReview, SubjectAccessReview). Nil lets nobody:
+	// the registry answers API requests only from the aggregator, but a
+	// scraper reaches each replica directly.
+	RESTConfig *rest.Config
+	// Metrics collects what /metrics serves; nil means a new registry.
+	// RemoteAdmission's calls are timed on it when given the same one.
+	Metrics *prometheus.Registry
 	// Admission are the admission stages every write passes: local
 	// admitters in a fused binary, or RemoteAdmission's webhooks. The zero
 	// value runs none, as kube with no admission plugin.
@@ -66,6 +79,9 @@ func (c *Config) Defaults() {
 	}
 	if c.IdentityIssuer == "" {
 		c.IdentityIssuer = DefaultIdentityIssuer
+	}
+	if c.Metrics == nil {
+		c.Metrics = metrics.NewRegistry()
 	}
 }
 

@@ -20,7 +20,8 @@ import (
 // serves: that of the k8s.io/api module it is built with.
 const KubernetesVersion = "v1.37.2"
 
-// routes is the registry's HTTP surface.
+// routes is the registry's HTTP surface. Live means etcd answers; ready
+// also needs every cache filled.
 func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
@@ -31,21 +32,13 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 		}
 		return nil
 	}}
-	for _, ep := range []string{"/healthz", "/livez"} {
-		h := health.Handler(ep, health.Ping, etcdCheck)
-		r.Handle(ep, h)
-		r.Handle(ep+"/*", h)
-	}
-	ready := health.Handler("/readyz", health.Ping, etcdCheck, cacheCheck)
-	r.Handle("/readyz", ready)
-	r.Handle("/readyz/*", ready)
-	// Everything but the health checks needs the aggregator's assertion:
-	// the aggregator authorizes non-resource URLs (/version, /openapi,
-	// /debug/pprof) as kube does, and nobody may go around it.
+	// Everything but the health checks (and /metrics and /debug/pprof,
+	// which observe.Backend serves) needs the aggregator's assertion: the
+	// aggregator authorizes non-resource URLs (/version, /openapi) as kube
+	// does, and nobody may go around it.
 	guarded := r.With(s.trust.require)
 	guarded.Get("/version", serveVersion)
 	guarded.Handle("/openapi/*", openapi)
-	guarded.Mount("/debug", middleware.Profiler())
 	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if requestinfo.New(req).IsResourceRequest {
 			s.handler.ServeHTTP(w, req)
@@ -56,7 +49,7 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	for _, p := range []string{"/api", "/api/*", "/apis", "/apis/*"} {
 		guarded.Handle(p, api)
 	}
-	return r
+	return health.Probes([]health.Check{etcdCheck}, []health.Check{cacheCheck})(r)
 }
 
 // pingEtcd checks that etcd answers within a second.

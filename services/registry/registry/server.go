@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/embedetcd"
+	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/internal/compactor"
 	"github.com/kubesplit/kubesplit/services/registry/internal/customresource"
@@ -67,7 +68,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	s.customResources = s.serveCustomResources(runCtx, backend, docs)
-	if s.server, err = serve.Start(ctx, cfg.Endpoint, s.routes(discovery.New(s.discoverable()), docs), nil); err != nil {
+	h, err := observe.Backend("registry", cfg.RESTConfig, cfg.Metrics, s.routes(discovery.New(s.discoverable()), docs))
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if s.server, err = serve.Start(ctx, cfg.Endpoint, h, nil); err != nil {
 		s.Close()
 		return nil, err
 	}

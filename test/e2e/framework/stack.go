@@ -83,7 +83,8 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 		t.Fatal(err)
 	}
 	s.args[StageRegistry] = []string{"--etcd-servers", s.Etcd.Endpoint, "--identity-public-key-file", aggPub,
-		"--admission-url", scheme + s.Addr[StageAdmission], "--admission-identity-key-file", admissionKey}
+		"--admission-url", scheme + s.Addr[StageAdmission], "--admission-identity-key-file", admissionKey,
+		"--kubeconfig", s.Aggregator.Kubeconfig(t, "registry", own[StageRegistry])}
 	s.args[StageRegistry] = append(s.args[StageRegistry], tlsArgs.client("--admission-ca-file")...)
 	// authn knows the token file too, so that a TokenReview of a static
 	// token (a webhook client's, kube's own components') says who it is.
@@ -130,13 +131,14 @@ func (f hopFlags) client(flag string) []string {
 
 // writeTokens writes the token file: the admin, each stage's own
 // credentials (system:masters, so they sync through the aggregator without
-// asking authz), and the test's users.
+// asking authz, and ask it who may read their /metrics), and the test's
+// users.
 func (s *Stack) writeTokens(t testing.TB, dir string, users []string) (string, map[string]string) {
 	t.Helper()
 	s.AdminToken = randomToken(t)
 	lines := []string{s.AdminToken + `,admin,uid-admin,"system:masters"`}
 	own := map[string]string{}
-	for _, name := range []string{StageAuthn, StageAuthz, StageAdmission} {
+	for _, name := range []string{StageRegistry, StageAuthn, StageAuthz, StageAdmission} {
 		own[name] = randomToken(t)
 		lines = append(lines, fmt.Sprintf(`%s,system:kubesplit:%s,uid-%s,"system:masters"`, own[name], name, name))
 	}

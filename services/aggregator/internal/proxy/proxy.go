@@ -35,6 +35,9 @@ type Config struct {
 	RetryAfter time.Duration
 	// Log receives failed round trips; nil means slog.Default().
 	Log *slog.Logger
+	// Instrument, when set, wraps the transport requests go out with
+	// (the aggregator times them per stage).
+	Instrument func(http.RoundTripper) http.RoundTripper
 }
 
 // Proxy forwards requests to one upstream. It is an http.Handler.
@@ -62,10 +65,14 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	var transport http.RoundTripper = gate{next: cfg.Upstream.Transport()}
+	if cfg.Instrument != nil {
+		transport = cfg.Instrument(transport)
+	}
 	p := &Proxy{
 		up: cfg.Upstream, decorate: cfg.Decorate, log: cfg.Log,
 		retryAfter: int32(max(1, cfg.RetryAfter/time.Second)),
-		transport:  gate{next: cfg.Upstream.Transport()},
+		transport:  transport,
 	}
 	p.buffered = p.reverseProxy(0)
 	p.streaming = p.reverseProxy(-1)

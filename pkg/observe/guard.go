@@ -1,0 +1,82 @@
+package observe
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/webhook"
+)
+
+// CacheTTL is how long Guard reuses the API's answers, allows and denials
+// alike: kube's delegating authenticator and authorizer default.
+const CacheTTL = 10 * time.Second
+
+// Delegate is the API a backend asks about its scrapers: the aggregator,
+// reached with the backend's own credentials.
+type Delegate struct {
+	// URL is the API's base URL; empty means no API to ask, and Guard
+	// refuses everyone.
+	URL string
+	// Client carries the backend's TLS configuration and credentials.
+	Client *http.Client
+}
+
+// Guard returns middleware that lets a request through only when its
+// bearer token is valid (TokenReview) and its user may use the
+// non-resource URL it asks for (SubjectAccessReview), as kube's components
+// authorize /metrics. A bad token gets 401, a user without access 403, an
+// API that cannot answer 503 with Retry-After: never a pass.
+func Guard(d Delegate) (func(http.Handler) http.Handler, error) {
+	if d.URL == "" {
+		return refuseAll, nil
+	}
+	base := strings.TrimSuffix(d.URL, "/")
+	tokens, err := authn.NewWebhookClient(authn.WebhookConfig{Config: webhook.Config{URL: base + authn.TokenReviewPath, HTTPClient: d.Client}})
+	if err != nil {
+		return nil, err
+	}
+	cachedTokens, err := authn.NewCached(tokens, authn.CacheConfig{TTL: CacheTTL, NegativeTTL: CacheTTL, MaxEntries: 1000})
+	if err != nil {
+		return nil, err
+	}
+	access, err := authz.NewWebhookClient(authz.WebhookConfig{URL: base + authz.SubjectAccessReviewPath, HTTPClient: d.Client})
+	if err != nil {
+		return nil, err
+	}
+	cachedAccess, err := authz.NewCached(access, authz.CacheConfig{AllowTTL: CacheTTL, DenyTTL: CacheTTL, MaxEntries: 1000})
+	if err != nil {
+		return nil, err
+	}
+	authorize, err := authz.WithAuthorization(cachedAccess, authz.MiddlewareConfig{UserFrom: userFrom})
+	if err != nil {
+		return nil, err
+	}
+	authenticate := authn.WithAuthentication(cachedTokens, authn.Options{})
+	return func(next http.Handler) http.Handler { return authenticate(authorize(next)) }, nil
+}
+
+// refuseAll is the guard of a backend given no API to ask: nobody can be
+// checked, so nobody gets in.
+func refuseAll(http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		apierror.Write(w, apierrors.NewForbidden(schema.GroupResource{}, "",
+			errors.New("this server was given no --kubeconfig to check who may read "+r.URL.Path)))
+	})
+}
+
+func userFrom(r *http.Request) (authenticationv1.UserInfo, bool) {
+	u, ok := authn.UserFrom(r.Context())
+	if !ok {
+		return authenticationv1.UserInfo{}, false
+	}
+	return *u, true
+}
