@@ -54,6 +54,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	runCtx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	backend := storage.NewBackend(runCtx, s.client)
+	if err := backend.RegisterMetrics(cfg.Metrics); err != nil {
+		s.Close()
+		return nil, err
+	}
 	for _, info := range resource.Builtins() {
 		var opts storage.StoreOptions
 		if info.Group == "" && info.Resource == "events" {

@@ -12,14 +12,15 @@ import (
 
 // Backend holds the stores of every resource over one etcd client.
 type Backend struct {
-	ctx    context.Context
-	client *clientv3.Client
-	revs   *revisions
+	ctx     context.Context
+	client  *clientv3.Client
+	revs    *revisions
+	metrics *metrics
 }
 
 // NewBackend returns a backend whose caches run until ctx ends.
 func NewBackend(ctx context.Context, client *clientv3.Client) *Backend {
-	return &Backend{ctx: ctx, client: client, revs: newRevisions(client)}
+	return &Backend{ctx: ctx, client: client, revs: newRevisions(client), metrics: newMetrics()}
 }
 
 // StoreOptions tune one store.
@@ -46,12 +47,14 @@ func (b *Backend) NewStore(info *resource.Info, opts StoreOptions) *Store {
 
 func (b *Backend) newStore(ctx context.Context, info *resource.Info, opts StoreOptions) *Store {
 	s := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.revs,
-		versions: newVersions(info.APIVersion(), opts.StorageVersion, opts.Convert)}
+		versions: newVersions(info.APIVersion(), opts.StorageVersion, opts.Convert),
+		etcd:     b.metrics.timers(info.Group, info.Resource)}
 	s.cache.versions = s.versions
 	if opts.TTL > 0 {
 		s.leases = &leases{client: b.client, ttl: opts.TTL}
 	}
 	go s.cache.run(ctx)
+	b.metrics.add(s)
 	return s
 }
 

@@ -260,6 +260,13 @@ func (c *cache) waitUntil(ctx context.Context, rev int64, progress func()) error
 }
 
 // get returns the cached object at key.
+// len is how many objects the cache holds.
+func (c *cache) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.objects)
+}
+
 func (c *cache) get(key string) (*Object, int64) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

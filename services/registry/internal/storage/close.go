@@ -12,7 +12,10 @@ import (
 func (b *Backend) NewClosableStore(info *resource.Info, opts StoreOptions) *Store {
 	ctx, cancel := context.WithCancel(b.ctx)
 	s := b.newStore(ctx, info, opts)
-	s.stop = cancel
+	s.stop = func() {
+		cancel()
+		b.metrics.remove(s)
+	}
 	return s
 }
 

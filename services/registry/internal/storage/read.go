@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -158,6 +159,7 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 	if batch <= 0 || batch > 1000 {
 		batch = 1000
 	}
+	defer since(s.etcd.list, time.Now())
 	rev, err := scan(ctx, s.client, start, clientv3.GetPrefixRangeEnd(prefix), rev, batch,
 		func(kv *mvccpb.KeyValue, more bool, left int64) bool {
 			obj, err := s.versions.decode(kv.Value, kv.ModRevision)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +28,7 @@ type Store struct {
 	stop   func()  // ends the cache of a closable store (see Close)
 	// versions keeps objects at another version than the one served.
 	versions *versions
+	etcd     etcdTimers
 }
 
 // Info describes the resource the store keeps.
@@ -59,9 +61,11 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured, dryR
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(put).Commit()
+	since(s.etcd.create, start)
 	if err != nil {
 		return nil, storageError(err)
 	}
@@ -123,9 +127,11 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 		} else if op, err = s.put(ctx, key, data); err != nil {
 			return nil, err
 		}
+		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(key), "=", cur.Rev)).
 			Then(op).Else(clientv3.OpGet(key)).Commit()
+		since(s.etcd.update, start)
 		if err != nil {
 			return nil, storageError(err)
 		}
@@ -155,9 +161,11 @@ func (s *Store) Delete(ctx context.Context, namespace, name string, check func(c
 		if dryRun {
 			return cur, nil
 		}
+		start := time.Now()
 		resp, err := s.client.Txn(ctx).
 			If(clientv3.Compare(clientv3.ModRevision(key), "=", cur.Rev)).
 			Then(clientv3.OpDelete(key)).Else(clientv3.OpGet(key)).Commit()
+		since(s.etcd.delete, start)
 		if err != nil {
 			return nil, storageError(err)
 		}
@@ -186,6 +194,7 @@ func (s *Store) finalized(obj *unstructured.Unstructured) bool {
 
 // read gets an object straight from etcd.
 func (s *Store) read(ctx context.Context, key, name string) (*Object, error) {
+	defer since(s.etcd.get, time.Now())
 	resp, err := s.client.Get(ctx, key)
 	if err != nil {
 		return nil, storageError(err)
