@@ -52,7 +52,7 @@ func (m *measurements) countAudit(b *audit.Backend) {
 			Help: "Counter of audit events generated and sent to the audit backend."},
 			func() float64 { return float64(b.Written()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "apiserver_audit_error_total",
-			Help: "Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
+			Help:        "Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.",
 			ConstLabels: prometheus.Labels{"plugin": "buffered"}},
 			func() float64 { return float64(b.Dropped()) }))
 }

@@ -49,7 +49,6 @@ func upstreamReady(u *upstream.Upstream) func(context.Context) error {
 	}
 }
 
-
 // newProxies returns a proxy per upstream whose requests carry the
 // authenticated (or impersonated) user's signed identity, with the
 // upstream's name as audience.
