@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,13 +56,20 @@ func TestRun(t *testing.T) {
 		}
 	}
 	tokens := string(read(t, dir, "tokens.csv"))
-	for _, user := range []string{",admin,", ",system:kubesplit:authz,", ",system:kubesplit:authn,", ",system:kubesplit:admission,"} {
-		if !strings.Contains(tokens, user) {
-			t.Errorf("tokens.csv has no %s", user)
-		}
+	if !strings.Contains(tokens, ",admin,") {
+		t.Error("tokens.csv has no admin")
 	}
-	if kc := string(read(t, dir, "authz.kubeconfig")); !strings.Contains(kc, "server: https://aggregator:6443") || !strings.Contains(kc, "certificate-authority: ca.crt") {
-		t.Errorf("authz.kubeconfig:\n%s", kc)
+	// Every backend's kubeconfig carries a token tokens.csv lets in as the
+	// service's own user in system:masters.
+	for _, svc := range []string{"registry", "authn", "authz", "admission"} {
+		kc := string(read(t, dir, svc+".kubeconfig"))
+		if !strings.Contains(kc, "server: https://aggregator:6443") || !strings.Contains(kc, "certificate-authority: ca.crt") {
+			t.Errorf("%s.kubeconfig does not reach the aggregator's internal URL trusting ca.crt:\n%s", svc, kc)
+		}
+		tok := tokenOf(t, kc)
+		if want := fmt.Sprintf("%s,system:kubesplit:%s,%s,\"system:masters\"\n", tok, svc, svc); !strings.Contains(tokens, want) {
+			t.Errorf("tokens.csv has no line %q for %s.kubeconfig's token", want, svc)
+		}
 	}
 	if kc := string(read(t, dir, "admin.kubeconfig")); !strings.Contains(kc, "server: https://api.example.com:6443") {
 		t.Errorf("admin.kubeconfig:\n%s", kc)
@@ -76,6 +84,33 @@ func TestRun(t *testing.T) {
 	if !bytes.Equal(read(t, dir, "ca.crt"), caPEM) || !strings.Contains(string(read(t, dir, "tokens.csv")), tokens) {
 		t.Error("a second run changed the set")
 	}
+	// A set an older kubesplit-certs wrote, without the registry's
+	// kubeconfig, is written anew, from one new CA.
+	if err := os.Remove(filepath.Join(dir, "registry.kubeconfig")); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(o); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(read(t, dir, "ca.crt"), caPEM) {
+		t.Error("an incomplete set was kept")
+	}
+	kc := string(read(t, dir, "registry.kubeconfig"))
+	if !strings.Contains(string(read(t, dir, "tokens.csv")), tokenOf(t, kc)+",system:kubesplit:registry,") {
+		t.Error("the rewritten registry.kubeconfig's token is not in the rewritten tokens.csv")
+	}
+}
+
+// tokenOf is the bearer token of a kubeconfig kubeconfig() wrote.
+func tokenOf(t *testing.T, kc string) string {
+	t.Helper()
+	for line := range strings.Lines(kc) {
+		if tok, ok := strings.CutPrefix(strings.TrimSpace(line), "token: "); ok {
+			return tok
+		}
+	}
+	t.Fatalf("no token in\n%s", kc)
+	return ""
 }
 
 func read(t *testing.T, dir, name string) []byte {

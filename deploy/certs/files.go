@@ -20,14 +20,32 @@ const doneFile = "ca.crt"
 // services have a serving certificate each, <name>.crt and <name>.key.
 var services = []string{"aggregator", "registry", "authn", "authz", "admission", "etcd"}
 
-// watchers reach the API through the aggregator with a token of their own
-// in system:masters (allowed without asking authz, so start-up cannot
-// deadlock), as hack/lib/stack.sh gives them.
-var watchers = []string{"authn", "authz", "admission"}
+// apiClients reach the API through the aggregator with a token of their
+// own in system:masters (allowed without asking authz, so start-up cannot
+// deadlock), as hack/lib/stack.sh gives them: authn, authz and admission
+// watch it, and every backend asks it who may read its /metrics and
+// /debug/pprof (TokenReview, SubjectAccessReview).
+var apiClients = []string{"registry", "authn", "authz", "admission"}
 
+// done reports whether dir holds a complete set. One written by an older
+// kubesplit-certs may lack a newer API client's kubeconfig (the
+// registry's): then the whole set is written anew, so that every
+// credential in it comes from one CA and one token file.
 func done(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, doneFile))
-	return err == nil
+	for _, f := range append([]string{doneFile}, kubeconfigFiles()...) {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func kubeconfigFiles() []string {
+	var files []string
+	for _, user := range apiClients {
+		files = append(files, user+".kubeconfig")
+	}
+	return files
 }
 
 // writer writes files into dir, keeping the first error.
@@ -116,14 +134,14 @@ func writeKeys(w *writer) error {
 	return w.err
 }
 
-// writeCredentials writes tokens.csv (the admin and the watchers) and a
-// kubeconfig for each: the watchers' reach the aggregator at the internal
+// writeCredentials writes tokens.csv (the admin and the API clients) and a
+// kubeconfig for each: the clients' reach the aggregator at the internal
 // URL trusting ca.crt beside them; admin.kubeconfig carries the CA inline
 // so that it works wherever it is copied.
 func writeCredentials(w *writer, ca *authority, o options) error {
 	var csv strings.Builder
 	tokens := map[string]string{}
-	for _, user := range append([]string{"admin"}, watchers...) {
+	for _, user := range append([]string{"admin"}, apiClients...) {
 		tok, err := token()
 		if err != nil {
 			return err
@@ -136,7 +154,7 @@ func writeCredentials(w *writer, ca *authority, o options) error {
 		fmt.Fprintf(&csv, "%s,%s,%s,\"system:masters\"\n", tok, name, user)
 	}
 	w.file("tokens.csv", []byte(csv.String()), 0o600)
-	for _, user := range watchers {
+	for _, user := range apiClients {
 		w.file(user+".kubeconfig", kubeconfig(o.internalURL, "certificate-authority: ca.crt", tokens[user]), 0o600)
 	}
 	caData := "certificate-authority-data: " + base64.StdEncoding.EncodeToString(ca.certPEM)

@@ -2,7 +2,7 @@
 // its own parts: a CA and a serving certificate for every service (TLS on
 // every hop), the aggregator's identity key pair, the registry's admission
 // key pair, the service-account signing key, the static tokens of the
-// admin and of the services that watch the API, and their kubeconfigs.
+// admin and of the services that reach the API, and their kubeconfigs.
 //
 // It runs once per deployment: as the compose stack's init container,
 // writing into a volume, and from `make certs` for the Kubernetes

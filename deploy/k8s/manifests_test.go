@@ -19,9 +19,9 @@ var stages = []string{"aggregator", "registry", "authn", "authz", "admission"}
 // overlay after the documented certificate step, decodes every object
 // strictly against k8s.io/api, and checks what applying them relies on:
 // references between objects resolve, probes hit served paths on declared
-// ports, every stage scales on its own, and the NetworkPolicies let only
-// the aggregator reach the registry and only the registry reach etcd and
-// admission.
+// ports, every stage scales on its own and may be scraped, and the
+// NetworkPolicies let only the aggregator (and a Prometheus) reach the
+// registry and only the registry reach etcd and admission.
 func TestManifests(t *testing.T) {
 	root := renderTree(t)
 	t.Run("base", func(t *testing.T) {
@@ -31,6 +31,7 @@ func TestManifests(t *testing.T) {
 		m.checkEtcdMembers(t, 3)
 		for _, s := range stages {
 			m.checkScalesOnItsOwn(t, s)
+			m.checkScraped(t, s)
 		}
 		m.checkTrust(t)
 	})
@@ -38,6 +39,9 @@ func TestManifests(t *testing.T) {
 		m := index(t, render(t, filepath.Join(root, "overlays", "dev")))
 		m.checkReferences(t)
 		m.checkEtcdMembers(t, 1)
+		for _, s := range stages {
+			m.checkScraped(t, s)
+		}
 		for _, w := range m.workloads {
 			if w.replicas != 1 {
 				t.Errorf("%s/%s: %d replicas, want 1 in the dev overlay", w.kind, w.name, w.replicas)
@@ -130,15 +134,15 @@ func (m *manifests) checkEtcdMembers(t *testing.T, want int32) {
 	}
 }
 
-// checkTrust: DESIGN.md's hops and nothing else.
+// checkTrust: DESIGN.md's hops, a Prometheus's scrapes, and nothing else.
 func (m *manifests) checkTrust(t *testing.T) {
 	t.Helper()
 	want := map[string][]string{
-		"aggregator": {"*"},
-		"registry":   {"aggregator"},
-		"authn":      {"aggregator"},
-		"authz":      {"aggregator"},
-		"admission":  {"registry"},
+		"aggregator": {"*", metricsReaders},
+		"registry":   {"aggregator", metricsReaders},
+		"authn":      {"aggregator", metricsReaders},
+		"authz":      {"aggregator", metricsReaders},
+		"admission":  {metricsReaders, "registry"},
 		"etcd":       {"etcd", "registry"},
 	}
 	for app, from := range want {
