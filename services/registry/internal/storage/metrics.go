@@ -45,18 +45,26 @@ func (b *Backend) RegisterMetrics(r prometheus.Registerer) error {
 // Describe implements prometheus.Collector for the object counts.
 func (m *metrics) Describe(ch chan<- *prometheus.Desc) { ch <- m.objects }
 
-// Collect counts each store's objects in its cache at scrape time, -1
-// while the cache is not filled, as kube reports a count it could not
-// fetch.
+// Collect counts each resource's objects in a cache at scrape time, -1
+// while no cache of it is filled, as kube reports a count it could not
+// fetch. A resource may have several stores at once (a custom resource
+// has one per served version, all over the same keys, and a replaced
+// store lives until it is closed): it is reported once, since a repeated
+// series fails the whole scrape.
 func (m *metrics) Collect(ch chan<- prometheus.Metric) {
+	counts := map[string]float64{}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	for s := range m.stores {
-		count := -1.0
+		gr := s.groupResource().String()
 		if s.Ready() {
-			count = float64(s.cache.len())
+			counts[gr] = float64(s.cache.len())
+		} else if _, ok := counts[gr]; !ok {
+			counts[gr] = -1
 		}
-		ch <- prometheus.MustNewConstMetric(m.objects, prometheus.GaugeValue, count, s.groupResource().String())
+	}
+	m.mu.Unlock()
+	for gr, count := range counts {
+		ch <- prometheus.MustNewConstMetric(m.objects, prometheus.GaugeValue, count, gr)
 	}
 }
 
