@@ -105,3 +105,30 @@ func TestCacheLookups(t *testing.T) {
 		t.Errorf("hit %v miss %v, want 1 and 2", hit, miss)
 	}
 }
+
+// A request is in flight while it is served, under its kind; a watch is
+// not counted, as kube's gauge does not count long-running requests.
+func TestInflight(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewRequests(reg, "registry")
+	var during float64
+	h := m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		during = testutil.ToFloat64(m.inflight.WithLabelValues("mutating")) + 10*testutil.ToFloat64(m.inflight.WithLabelValues("readOnly"))
+	}))
+	for _, c := range []struct {
+		method, path string
+		want         float64
+	}{
+		{http.MethodPost, "/api/v1/namespaces/a/configmaps", 1},
+		{http.MethodGet, "/api/v1/namespaces/a/configmaps", 10},
+		{http.MethodGet, "/api/v1/namespaces/a/configmaps?watch=true", 0},
+	} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(c.method, c.path, nil))
+		if during != c.want {
+			t.Errorf("%s %s: in flight %v while served (mutating + 10×readOnly), want %v", c.method, c.path, during, c.want)
+		}
+	}
+	if after := testutil.ToFloat64(m.inflight.WithLabelValues("readOnly")); after != 0 {
+		t.Errorf("%v requests still in flight after all were served", after)
+	}
+}

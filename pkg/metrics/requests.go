@@ -48,13 +48,14 @@ func (m *Requests) Middleware(next http.Handler) http.Handler {
 		if !ok || info == nil {
 			info = requestinfo.New(r)
 		}
-		kind := "readOnly"
-		if mutating(info.Verb) {
-			kind = "mutating"
+		// As kube's gauge, which is its in-flight limiter's: watches and
+		// other long-running requests are not counted, or one informer
+		// would look like load for as long as it runs.
+		if !requestinfo.IsLongRunning(info) {
+			g := m.inflight.WithLabelValues(inflightKind(info))
+			g.Inc()
+			defer g.Dec()
 		}
-		g := m.inflight.WithLabelValues(kind)
-		g.Inc()
-		defer g.Dec()
 		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
 		start := time.Now()
 		next.ServeHTTP(sw, r)
@@ -97,12 +98,13 @@ func reportedVerb(r *http.Request, info *requestinfo.Info) string {
 	return strings.ToUpper(r.Method)
 }
 
-func mutating(verb string) bool {
-	switch verb {
+// inflightKind is kube's request_kind: readOnly or mutating.
+func inflightKind(info *requestinfo.Info) string {
+	switch info.Verb {
 	case "get", "list", "watch":
-		return false
+		return "readOnly"
 	}
-	return true
+	return "mutating"
 }
 
 // statusWriter notes the status written.

@@ -3,6 +3,7 @@ package aggregator
 import (
 	"net/http"
 
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 )
@@ -22,5 +23,5 @@ func (s *Server) startAudit(cfg Config) (audit.Filters, error) {
 	s.audit = audit.NewFileBackend(audit.FileConfig{Path: cfg.Audit.LogPath, MaxSizeMB: cfg.Audit.MaxSizeMB,
 		MaxBackups: cfg.Audit.MaxBackups, MaxAgeDays: cfg.Audit.MaxAgeDays, BufferSize: cfg.Audit.BufferSize, Log: cfg.Log})
 	return audit.NewFilters(audit.Config{Policy: policy, Backend: s.audit, UserFrom: userFrom,
-		AuditID: filters.RequestIDFrom, LongRunning: filters.IsLongRunning})
+		AuditID: filters.RequestIDFrom, LongRunning: requestinfo.IsLongRunning})
 }

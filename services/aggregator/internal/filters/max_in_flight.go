@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
 // Kube-apiserver's defaults, for flags that mirror its own.
@@ -56,7 +57,7 @@ func (l *InFlightLimiter) Inflight() (readOnly, mutating int) {
 // WithMaxInFlight returns a middleware that serves a request only while its
 // budget in l has room, as kube's WithMaxInFlightLimit does; otherwise it
 // answers 429 TooManyRequests with Retry-After: 1, which client-go honours
-// by waiting and retrying. Long-running requests (IsLongRunning) are neither
+// by waiting and retrying. Long-running requests (requestinfo.IsLongRunning) are neither
 // counted nor refused: a watch holds its place for minutes and would starve
 // everything else.
 //
@@ -69,7 +70,7 @@ func WithMaxInFlight(l *InFlightLimiter) func(http.Handler) http.Handler {
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			info, r := withInfo(r)
-			if IsLongRunning(info) {
+			if requestinfo.IsLongRunning(info) {
 				next.ServeHTTP(w, r)
 				return
 			}

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
 // DefaultRequestTimeout is kube's --request-timeout default.
@@ -24,7 +25,7 @@ const DefaultRequestTimeout = 60 * time.Second
 // the request may have reached storage and must not be replayed. A handler
 // that had already started its response cannot be answered for; the
 // response is aborted (http.ErrAbortHandler) so that the client does not
-// take it for a whole one. Long-running requests (IsLongRunning) have no
+// take it for a whole one. Long-running requests (requestinfo.IsLongRunning) have no
 // deadline here; a watch ends on its own ?timeoutSeconds=.
 //
 // The handler runs in a goroutine of its own, so that the 504 can be written
@@ -42,7 +43,7 @@ func WithRequestDeadline(timeout time.Duration) (func(http.Handler) http.Handler
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			info, r := withInfo(r)
-			if IsLongRunning(info) {
+			if requestinfo.IsLongRunning(info) {
 				next.ServeHTTP(w, r)
 				return
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
-	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 
 	"github.com/kubesplit/kubesplit/pkg/tracing"
@@ -111,14 +110,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.buffered.ServeHTTP(w, r)
 }
 
-// isLongRunning applies the aggregator's own rule (filters.IsLongRunning),
+// isLongRunning applies the aggregator's own rule (requestinfo.IsLongRunning),
 // with the request info an earlier filter attached when there is one.
 func isLongRunning(r *http.Request) bool {
 	info, ok := requestinfo.From(r.Context())
 	if !ok {
 		info = requestinfo.New(r)
 	}
-	return filters.IsLongRunning(info)
+	return requestinfo.IsLongRunning(info)
 }
 
 // rewrite turns the client's request into the backend's: the endpoint's

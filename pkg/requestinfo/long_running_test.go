@@ -1,10 +1,8 @@
-package filters
+package requestinfo
 
 import (
 	"net/http"
 	"testing"
-
-	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
 func TestIsLongRunning(t *testing.T) {
@@ -33,7 +31,7 @@ func TestIsLongRunning(t *testing.T) {
 		{http.MethodGet, "/debug/pprof", "", false},
 		{http.MethodGet, "/api/v1", "", false},
 	} {
-		info := requestinfo.Parse(tc.method, tc.path, tc.watch)
+		info := Parse(tc.method, tc.path, tc.watch)
 		if got := IsLongRunning(info); got != tc.want {
 			t.Errorf("%s %s watch=%q: %v, want %v (verb %q, subresource %q)",
 				tc.method, tc.path, tc.watch, got, tc.want, info.Verb, info.Subresource)
