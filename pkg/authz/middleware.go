@@ -68,7 +68,7 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 				apierror.Write(w, apierrors.NewInternalError(errors.New("no user found for request")))
 				return
 			}
-			attrs := FromRequestInfo(user, infoOf(r))
+			attrs := FromRequestInfo(user, requestinfo.Of(r))
 			res, err := a.Authorize(r.Context(), attrs)
 			if cfg.OnDecision != nil && (err == nil || res.Decision == DecisionAllow) {
 				cfg.OnDecision(r, res.Decision, res.Reason)
@@ -83,15 +83,6 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 			}
 		})
 	}, nil
-}
-
-// infoOf returns the request info an earlier middleware stored, or reads it
-// from the request.
-func infoOf(r *http.Request) *requestinfo.Info {
-	if info, ok := requestinfo.From(r.Context()); ok && info != nil {
-		return info
-	}
-	return requestinfo.New(r)
 }
 
 // unavailable is the 503 for a failed authorizer. Its message does not

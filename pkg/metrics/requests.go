@@ -44,10 +44,8 @@ func NewRequests(r prometheus.Registerer, component string) *Requests {
 // request info an earlier filter put on the context, or the request.
 func (m *Requests) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		info, ok := requestinfo.From(r.Context())
-		if !ok || info == nil {
-			info = requestinfo.New(r)
-		}
+		// Attached, so that the stages after this one parse nothing.
+		info, r := requestinfo.Attach(r)
 		// As kube's gauge, which is its in-flight limiter's: watches and
 		// other long-running requests are not counted, or one informer
 		// would look like load for as long as it runs.

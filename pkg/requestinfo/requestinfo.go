@@ -137,3 +137,23 @@ func From(ctx context.Context) (*Info, bool) {
 	info, ok := ctx.Value(contextKey{}).(*Info)
 	return info, ok
 }
+
+// Of is the Info an earlier middleware attached to r (see Attach), or r's
+// own, parsed now: a request's URL is read once however many stages ask.
+func Of(r *http.Request) *Info {
+	if info, ok := From(r.Context()); ok && info != nil {
+		return info
+	}
+	return New(r)
+}
+
+// Attach returns r's Info and a request whose context carries it, parsing
+// only when no earlier middleware did, so that every later stage's Of
+// reuses it.
+func Attach(r *http.Request) (*Info, *http.Request) {
+	if info, ok := From(r.Context()); ok && info != nil {
+		return info, r
+	}
+	info := New(r)
+	return info, r.WithContext(WithInfo(r.Context(), info))
+}

@@ -91,7 +91,7 @@ func (h *tokenRequestHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 // tokenPath reads the account's namespace and name from the request path,
 // and false when the path is not a token subresource.
 func tokenPath(r *http.Request) (namespace, name string, ok bool) {
-	info := requestinfo.New(r)
+	info := requestinfo.Of(r)
 	ok = info.IsResourceRequest && info.APIPrefix == "api" && info.APIGroup == "" && info.APIVersion == "v1" &&
 		info.Resource == "serviceaccounts" && info.Subresource == "token" && len(info.Parts) == 3 &&
 		info.Namespace != "" && info.Name != ""

@@ -40,7 +40,7 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	guarded.Get("/version", serveVersion)
 	guarded.Handle("/openapi/*", openapi)
 	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if requestinfo.New(req).IsResourceRequest {
+		if requestinfo.Of(req).IsResourceRequest {
 			s.handler.ServeHTTP(w, req)
 			return
 		}

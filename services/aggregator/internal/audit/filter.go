@@ -132,7 +132,7 @@ func (c *Config) afterImpersonation(next http.Handler) http.Handler {
 // begin asks the policy about the request, as user, and records its
 // arrival when arrived says so.
 func (c *Config) begin(r *http.Request, rec *record, user authenticationv1.UserInfo, arrived bool) {
-	info := infoOf(r)
+	info := requestinfo.Of(r)
 	rec.decided, rec.d, rec.long = true, c.Policy.decide(user, info), c.LongRunning(info)
 	if sensitive(info) && rec.d.level.atLeast(LevelRequest) {
 		rec.d.level = LevelMetadata
@@ -295,11 +295,4 @@ func sourceIPs(r *http.Request) []string {
 		ips = append(ips, host)
 	}
 	return ips
-}
-
-func infoOf(r *http.Request) *requestinfo.Info {
-	if info, ok := requestinfo.From(r.Context()); ok && info != nil {
-		return info
-	}
-	return requestinfo.New(r)
 }

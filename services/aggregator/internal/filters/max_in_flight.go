@@ -69,7 +69,7 @@ func WithMaxInFlight(l *InFlightLimiter) func(http.Handler) http.Handler {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			info, r := withInfo(r)
+			info, r := requestinfo.Attach(r)
 			if requestinfo.IsLongRunning(info) {
 				next.ServeHTTP(w, r)
 				return

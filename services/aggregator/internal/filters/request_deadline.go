@@ -42,7 +42,7 @@ func WithRequestDeadline(timeout time.Duration) (func(http.Handler) http.Handler
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			info, r := withInfo(r)
+			info, r := requestinfo.Attach(r)
 			if requestinfo.IsLongRunning(info) {
 				next.ServeHTTP(w, r)
 				return

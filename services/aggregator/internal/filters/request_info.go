@@ -16,18 +16,8 @@ import (
 func WithRequestInfo() func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, r = withInfo(r)
+			_, r = requestinfo.Attach(r)
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// withInfo returns the request's info and a request whose context carries
-// it, parsing only when no earlier filter did.
-func withInfo(r *http.Request) (*requestinfo.Info, *http.Request) {
-	if info, ok := requestinfo.From(r.Context()); ok {
-		return info, r
-	}
-	info := requestinfo.New(r)
-	return info, r.WithContext(requestinfo.WithInfo(r.Context(), info))
 }

@@ -113,11 +113,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // isLongRunning applies the aggregator's own rule (requestinfo.IsLongRunning),
 // with the request info an earlier filter attached when there is one.
 func isLongRunning(r *http.Request) bool {
-	info, ok := requestinfo.From(r.Context())
-	if !ok {
-		info = requestinfo.New(r)
-	}
-	return requestinfo.IsLongRunning(info)
+	return requestinfo.IsLongRunning(requestinfo.Of(r))
 }
 
 // rewrite turns the client's request into the backend's: the endpoint's

@@ -88,7 +88,7 @@ func (h *Handler) storeOf(gr metav1.GroupResource) (*storage.Store, bool) {
 
 // ServeHTTP dispatches a resource request by verb.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	info := requestinfo.New(r)
+	info := requestinfo.Of(r)
 	if !info.IsResourceRequest {
 		apierror.Write(w, apierrors.NewNotFound(schema.GroupResource{}, info.Path))
 		return

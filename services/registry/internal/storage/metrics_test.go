@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -12,6 +13,30 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
+
+// measuredConfigMaps is configMaps with the backend's metrics on a
+// registry of their own, and n config maps c0, c1, … created.
+func measuredConfigMaps(t *testing.T, n int) (*replica, *Store, context.Context, *prometheus.Registry) {
+	t.Helper()
+	r, cms, ctx := configMaps(t)
+	reg := registered(t, r.backend)
+	for i := range n {
+		if _, err := cms.Create(ctx, configMap("ns", fmt.Sprint("c", i), nil, nil), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r, cms, ctx, reg
+}
+
+// registered is a new registry holding b's metrics.
+func registered(t *testing.T, b *Backend) *prometheus.Registry {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	if err := b.RegisterMetrics(reg); err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
 
 // gathered is one metric family of reg in Prometheus's text format, as a
 // scraper reads it.
@@ -44,16 +69,7 @@ func gathered(t *testing.T, reg *prometheus.Registry, name string) string {
 // The object count follows the store's contents at each scrape, named as
 // kube names a resource; a store that is closed leaves it.
 func TestStorageObjects(t *testing.T) {
-	r, cms, ctx := configMaps(t)
-	reg := prometheus.NewRegistry()
-	if err := r.backend.RegisterMetrics(reg); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		if _, err := cms.Create(ctx, configMap("ns", fmt.Sprint("c", i), nil, nil), false); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r, cms, ctx, reg := measuredConfigMaps(t, 3)
 	count := func(want string) {
 		t.Helper()
 		polltest.Until(t, testTimeout, "apiserver_storage_objects "+want, func() bool {
@@ -83,16 +99,7 @@ func TestStorageObjects(t *testing.T) {
 // Every etcd call a request makes is timed under its operation and
 // resource; a read served from the cache is not an etcd call.
 func TestEtcdRequestDuration(t *testing.T) {
-	r, cms, ctx := configMaps(t)
-	reg := prometheus.NewRegistry()
-	if err := r.backend.RegisterMetrics(reg); err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		if _, err := cms.Create(ctx, configMap("ns", fmt.Sprint("c", i), nil, nil), false); err != nil {
-			t.Fatal(err)
-		}
-	}
+	r, cms, ctx, reg := measuredConfigMaps(t, 3)
 	// A consistent read, from the cache: the update finds c1 there and
 	// reads nothing from etcd, so the one "get" below is the delete's.
 	if _, err := cms.Get(ctx, "ns", "c1", ReadOptions{}); err != nil {

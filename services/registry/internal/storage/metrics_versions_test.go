@@ -3,24 +3,15 @@ package storage
 import (
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // A resource served by several stores at once (a custom resource's
 // versions, all over the same keys, or a store and the one replacing it)
 // is counted once: a repeated series would make every scrape fail.
 func TestStorageObjectsOncePerResource(t *testing.T) {
-	r, cms, ctx := configMaps(t)
-	reg := prometheus.NewRegistry()
-	if err := r.backend.RegisterMetrics(reg); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cms.Create(ctx, configMap("ns", "a", nil, nil), false); err != nil {
-		t.Fatal(err)
-	}
+	r, cms, ctx, reg := measuredConfigMaps(t, 1)
 	// A consistent read: cms's cache holds the object from here on.
-	if _, err := cms.Get(ctx, "ns", "a", ReadOptions{}); err != nil {
+	if _, err := cms.Get(ctx, "ns", "c0", ReadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	v1 := r.backend.NewClosableStore(builtin(t, "configmaps"), StoreOptions{})
@@ -44,10 +35,7 @@ func TestStorageObjectsUnfilledCache(t *testing.T) {
 	ctx, cancel := contextWithCancel(t)
 	cancel() // the cache never starts
 	idle := NewBackend(ctx, r.client)
-	reg := prometheus.NewRegistry()
-	if err := idle.RegisterMetrics(reg); err != nil {
-		t.Fatal(err)
-	}
+	reg := registered(t, idle)
 	idle.NewStore(builtin(t, "secrets"), StoreOptions{})
 	if got := gathered(t, reg, "apiserver_storage_objects"); !strings.Contains(got, "{resource=\"secrets\"} -1\n") {
 		t.Fatalf("apiserver_storage_objects before the cache filled:\n%s", got)
