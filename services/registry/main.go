@@ -26,7 +26,7 @@ func main() {
 	common := serve.Flags{}
 	fs := pflag.NewFlagSet("registry", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6444")
-	fs.StringSliceVar(&cfg.EtcdServers, "etcd-servers", nil, "etcd client URLs; empty starts an embedded etcd under --data-dir")
+	fs.StringSliceVar(&cfg.EtcdServers, "etcd-servers", nil, "etcd client URLs (http, https or unix); empty starts an embedded etcd under --data-dir, reachable only by this process's user (a unix socket in a private directory)")
 	etcdFiles := etcdTLSFiles{}
 	fs.StringVar(&etcdFiles.ca, "etcd-cafile", "", "CA certificates the https --etcd-servers' certificates chain to; empty means the system's")
 	fs.StringVar(&etcdFiles.cert, "etcd-certfile", "", "PEM client certificate shown to etcd (with --etcd-keyfile), for etcd's --client-cert-auth")

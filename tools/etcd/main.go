@@ -1,7 +1,8 @@
 // Command etcd runs a single-member etcd server from etcd's own Go module,
 // for benchmarks and tests that need etcd in a process of its own (the
 // registry's "external etcd" mode) on a machine without an etcd binary.
-// It listens on loopback only and prints its client URL once ready.
+// It listens only on a unix socket that its user alone may reach (see
+// pkg/embedetcd), and prints its client URL once ready.
 package main
 
 import (
@@ -16,20 +17,19 @@ import (
 
 func main() {
 	dir := flag.String("data-dir", "", "data directory (required)")
-	port := flag.Int("port", 0, "client port on 127.0.0.1 (0 picks one)")
 	addressFile := flag.String("address-file", "", "write the client URL here once ready")
 	flag.Parse()
-	if err := run(*dir, *port, *addressFile); err != nil {
+	if err := run(*dir, *addressFile); err != nil {
 		fmt.Fprintln(os.Stderr, "etcd:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, port int, addressFile string) error {
+func run(dir, addressFile string) error {
 	if dir == "" {
 		return fmt.Errorf("--data-dir is required")
 	}
-	e, err := embedetcd.Start(dir, port)
+	e, err := embedetcd.Start(dir)
 	if err != nil {
 		return err
 	}

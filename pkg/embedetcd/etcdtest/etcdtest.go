@@ -1,6 +1,6 @@
 // Package etcdtest starts an embedded etcd for one test, so that every test
-// that needs a real etcd gets a fresh one in a temporary directory, on a free
-// port, shut down when the test ends.
+// that needs a real etcd gets a fresh one in a temporary directory, on a
+// socket of its own, shut down when the test ends.
 package etcdtest
 
 import (
@@ -15,7 +15,7 @@ import (
 // endpoint and a client connected to it; both are closed when t ends.
 func Start(t testing.TB) (endpoint string, client *clientv3.Client) {
 	t.Helper()
-	e, err := embedetcd.Start(t.TempDir(), 0)
+	e, err := embedetcd.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

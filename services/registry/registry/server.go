@@ -100,7 +100,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 func (s *Server) connect(cfg Config) error {
 	endpoints := cfg.EtcdServers
 	if len(endpoints) == 0 {
-		e, err := embedetcd.Start(cfg.DataDir, 0)
+		e, err := embedetcd.Start(cfg.DataDir)
 		if err != nil {
 			return err
 		}
