@@ -129,6 +129,12 @@ func untilEveMay(t *testing.T, what string, refused error, write func(context.Co
 // grant gives eve, as the admin, a Role in ns with rules.
 func grant(t *testing.T, admin kubernetes.Interface, ns, name string, rules ...rbacv1.PolicyRule) {
 	t.Helper()
+	grantUser(t, admin, ns, "eve", name, rules...)
+}
+
+// grantUser gives user, as the admin, a Role in ns named name with rules.
+func grantUser(t *testing.T, admin kubernetes.Interface, ns, user, name string, rules ...rbacv1.PolicyRule) {
+	t.Helper()
 	c := ctx(t)
 	if _, err := admin.RbacV1().Roles(ns).Create(c, role(name, rules...), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -136,7 +142,7 @@ func grant(t *testing.T, admin kubernetes.Interface, ns, name string, rules ...r
 	rb := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "eve"}},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
 	if _, err := admin.RbacV1().RoleBindings(ns).Create(c, rb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,9 @@ type env struct {
 	t      *testing.T
 	url    string
 	client *clientv3.Client
+	// h and backend let a test serve a resource of its own.
+	h       *Handler
+	backend *storage.Backend
 }
 
 func newEnv(t *testing.T) *env {
@@ -65,7 +68,7 @@ func newEnvWith(t *testing.T, adm Admission) *env {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Shutdown)
-	env := &env{t: t, url: srv.URL, client: client}
+	env := &env{t: t, url: srv.URL, client: client, h: h, backend: backend}
 	env.mustDo("POST", "/api/v1/namespaces", `{"metadata":{"name":"ns"}}`, http.StatusCreated)
 	return env
 }

@@ -31,6 +31,9 @@ type Handler struct {
 	fields     fieldManagers
 	adm        admitters
 	now        func() metav1.Time
+	// suffix makes the random part of names from generateName; tests
+	// replace it to make names collide.
+	suffix func() string
 	// closing is closed when the server shuts down, ending every watch.
 	closing  chan struct{}
 	closeOne sync.Once
@@ -41,7 +44,7 @@ func (h *Handler) Shutdown() { h.closeOne.Do(func() { close(h.closing) }) }
 
 // New returns a handler for stores, whose writes pass adm.
 func New(stores []*storage.Store, adm Admission) *Handler {
-	h := &Handler{stores: map[schema.GroupVersionResource]*storage.Store{}, now: metav1.Now, closing: make(chan struct{}),
+	h := &Handler{stores: map[schema.GroupVersionResource]*storage.Store{}, now: metav1.Now, suffix: randomSuffix, closing: make(chan struct{}),
 		adm: newAdmitters(adm)}
 	for _, s := range stores {
 		h.Add(s)
@@ -94,8 +97,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s, ok := h.store(info)
+	// The aggregator authorized what the path reads as; a path whose scope
+	// is not the resource's (a cluster-scoped resource under a namespace)
+	// names no object, so nothing is served for it.
 	if !ok || len(info.Parts) > 3 || (info.Subresource != "" && !s.Info().HasSubresource(info.Subresource)) ||
-		(!s.Info().Namespaced && info.Namespace != "" && info.Resource != "namespaces") {
+		!info.ScopeMatches(s.Info().Namespaced) {
 		apierror.Write(w, notFoundPath(info.Path))
 		return
 	}

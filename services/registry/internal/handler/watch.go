@@ -11,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -38,6 +39,11 @@ func (q *request) watch() error {
 	lopts, err := q.listOptions()
 	if err != nil {
 		return err
+	}
+	if q.info.Name != "" {
+		// The deprecated /watch/…/<name> was authorized for that one
+		// object: watch only it, as kube does.
+		lopts.Selector.Field = fields.AndSelectors(lopts.Selector.Field, fields.OneTermEqualSelector("metadata.name", q.info.Name))
 	}
 	v := q.r.URL.Query()
 	opts := storage.WatchOptions{ReadOptions: lopts.ReadOptions, Selector: lopts.Selector}
