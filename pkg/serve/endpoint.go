@@ -25,10 +25,14 @@ type Endpoint struct {
 	// made or holds its certificates itself (the aggregator's generated
 	// CA, client-certificate verification).
 	TLSConfig *tls.Config
+	// Limits bound the connections clients may hold; the zero value is
+	// the defaults.
+	Limits Limits
 }
 
-// listen opens the endpoint's listener and tells the URL scheme it serves.
-func (e Endpoint) listen(ctx context.Context) (net.Listener, string, error) {
+// listen opens the endpoint's listener and tells the URL scheme it
+// serves. wrap is applied to the socket's listener beneath TLS.
+func (e Endpoint) listen(ctx context.Context, wrap func(net.Listener) net.Listener) (net.Listener, string, error) {
 	tlsConfig, err := e.tlsConfig()
 	if err != nil {
 		return nil, "", err
@@ -42,6 +46,7 @@ func (e Endpoint) listen(ctx context.Context) (net.Listener, string, error) {
 			return nil, "", err
 		}
 	}
+	ln = wrap(ln)
 	if tlsConfig == nil {
 		return ln, "http", nil
 	}

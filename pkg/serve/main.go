@@ -51,6 +51,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, defaultBind string) {
 	fs.StringVar(&f.AddressFile, "address-file", "", "write the URL served to this file once listening")
 	fs.StringVar(&f.ProbeURL, "probe-url", "",
 		"instead of serving, GET this URL (such as https://127.0.0.1:6444/readyz) and exit 0 if it answers 2xx, 1 otherwise: a health check for images without a shell")
+	f.Limits.addFlags(fs)
 }
 
 // Complete opens the inherited socket --listen-fd names, if any.

@@ -18,30 +18,45 @@ const ShutdownTimeout = 10 * time.Second
 type Server struct {
 	url  string
 	http *http.Server
-	done chan struct{}
-	once sync.Once
+	// conns are its connections, counted against its Limits.
+	conns *conns
+	done  chan struct{}
+	once  sync.Once
 }
 
-// Start listens on e and serves h until Close. It returns once the
-// listener is open, so a caller can hand out URL at once. log receives
-// the server's own errors (nil is slog.Default()); ctx bounds the listen
-// only.
+// Start listens on e and serves h until Close, within e.Limits. It
+// returns once the listener is open, so a caller can hand out URL at
+// once. log receives the server's own errors (nil is slog.Default()); ctx
+// bounds the listen only.
 func Start(ctx context.Context, e Endpoint, h http.Handler, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	ln, scheme, err := e.listen(ctx)
+	limits, err := e.Limits.resolve(openFileLimit())
+	if err != nil {
+		return nil, err
+	}
+	capped := newConns(limits)
+	ln, scheme, err := e.listen(ctx, capped.listener)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
 		url: scheme + "://" + ln.Addr().String(),
+		// No ReadTimeout or WriteTimeout: they would cut watches and
+		// other long-running requests; the aggregator's request deadline
+		// bounds the others.
 		http: &http.Server{
 			Handler:           tracing.Handler(h),
-			ReadHeaderTimeout: 10 * time.Second,
+			ReadHeaderTimeout: limits.ReadHeaderTimeout,
+			IdleTimeout:       limits.IdleTimeout,
+			MaxHeaderBytes:    maxHeaderBytes,
+			HTTP2:             limits.http2(),
+			ConnState:         capped.connState,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		},
-		done: make(chan struct{}),
+		conns: capped,
+		done:  make(chan struct{}),
 	}
 	go func() {
 		defer close(s.done)
