@@ -16,11 +16,13 @@ import (
 // does not become a GET of another, a list does not become a DELETE, and a
 // ?dryRun=All does not become a real write.
 //
-// What it does not protect against: replaying the very same method and URL
-// within the lifetime (there is no jti cache, the short TTL bounds it), and
-// a different body sent with the same method and URL (bodies stream, and
-// watches never end, so they are not hashed). TLS on every hop is what keeps
-// assertions from being captured in the first place.
+// The body is bound beside it (claims.Body, checked as the backend reads
+// it, see checkBody), and a write's assertion is good once (see spent), so
+// a captured admin write can neither carry another body nor be sent again.
+// What is left is replaying a read as it is, within the lifetime: it
+// changes nothing and reveals what the capture already showed. TLS on
+// every hop is what keeps assertions from being captured in the first
+// place.
 //
 // The query is canonicalised (parsed and re-encoded in key order) because
 // proxies are free to re-encode it while keeping its meaning; the path is

@@ -11,6 +11,10 @@ type claims struct {
 	Extra  map[string][]string `json:"extra,omitempty"`
 	// Request binds the assertion to one request; see requestBinding.
 	Request string `json:"req"`
+	// Body is the sha256 of the request's body (of none, for a request
+	// without one), unpadded base64url: a backend checks it as the body is
+	// read (see checkBody).
+	Body string `json:"body"`
 }
 
 func (c *claims) user() User {

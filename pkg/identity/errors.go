@@ -22,4 +22,15 @@ var (
 	// ErrWrongRequest means the assertion was issued for another method,
 	// path or query: a captured assertion replayed to a different URL.
 	ErrWrongRequest = errors.New("identity assertion for another request")
+	// ErrWrongBody means the request's body is not the one the assertion
+	// was issued for: a captured assertion replayed with a body of the
+	// replayer's own. Reading the body fails with it, at its end.
+	ErrWrongBody = errors.New("identity assertion for another body")
+	// ErrReplayed means a write's assertion was presented a second time;
+	// every write gets an assertion of its own.
+	ErrReplayed = errors.New("identity assertion already used")
+	// ErrBusy means the verifier remembers as many write assertions as it
+	// may (see VerifierConfig.MaxWrites), none expired yet: the write is
+	// refused rather than one forgotten, and may be tried again shortly.
+	ErrBusy = errors.New("too many write assertions in their lifetime")
 )

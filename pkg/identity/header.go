@@ -41,9 +41,16 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 
 // SetHeader strips every identity header the client sent on r and sets a
 // fresh assertion that u makes r to audience. Call it on the outgoing
-// request once its URL is final (in a reverse proxy's Rewrite or Director).
+// request once its URL and body are final (in a reverse proxy's Rewrite or
+// Director). A body that cannot be read again is read into memory first
+// (see BufferBody), up to MaxBodyBytes; past that it is an error wrapping
+// ErrBodyTooLarge, and r's body is spent: a proxy that wants to answer 413
+// buffers it itself before.
 func (s *Signer) SetHeader(r *http.Request, u User, audience string) error {
 	StripIdentityHeaders(r.Header)
+	if err := BufferBody(r, MaxBodyBytes); err != nil {
+		return fmt.Errorf("identity: asserting %q to %q: %w", u.Name, audience, err)
+	}
 	token, err := s.Sign(u, audience, r)
 	if err != nil {
 		return fmt.Errorf("identity: asserting %q to %q: %w", u.Name, audience, err)

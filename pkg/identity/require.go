@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -14,11 +15,25 @@ import (
 // context (see UserFrom), and strips every identity header before calling
 // next, so nothing downstream can trust one by mistake. A request without a
 // valid assertion gets 401 Unauthorized as a metav1.Status, whatever
-// X-Remote-* headers it carries. v must not be nil.
+// X-Remote-* headers it carries; so does a write's assertion presented a
+// second time. A body that is not the asserted one fails next's read of it
+// (ErrWrongBody), which next answers with an error instead of acting on
+// it. When v remembers as many writes as it may, a write gets 429 with
+// Retry-After: nothing was done, and clients try again. v must not be nil.
 func Require(v *Verifier) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if hasBody(r) {
+				// A copy, for Verify to replace the body of: a handler
+				// must not modify the request it was given. Reads have
+				// no body and are not copied.
+				r = r.WithContext(r.Context())
+			}
 			u, err := verifyRequest(v, r)
+			if errors.Is(err, ErrBusy) {
+				apierror.Write(w, apierrors.NewTooManyRequests(err.Error(), 1))
+				return
+			}
 			if err != nil {
 				apierror.Write(w, apierrors.NewUnauthorized(err.Error()))
 				return

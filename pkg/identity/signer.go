@@ -42,9 +42,10 @@ type Signer struct {
 	issuer string
 	ttl    time.Duration
 	now    func() time.Time
-	// signed holds recent assertions by what they assert, reused while
-	// more than half their lifetime is left: a backend then verifies one
-	// assertion once, however many requests carry it (see cache).
+	// signed holds recent assertions for reads by what they assert,
+	// reused while more than half their lifetime is left: a backend then
+	// verifies one assertion once, however many requests carry it (see
+	// cache). Writes get a fresh one each (see singleUse).
 	signed cache[string]
 }
 
@@ -79,8 +80,9 @@ func NewSigner(cfg SignerConfig) (*Signer, error) {
 
 // Sign returns an assertion that u makes request r to the backend named
 // audience (for example "registry"). r is the outgoing request: its method,
-// path and query are bound into the assertion (see requestBinding), so sign
-// after the URL is final.
+// path and query are bound into the assertion (see requestBinding), and so
+// is a digest of its body, which must be readable again through r.GetBody
+// (SetHeader sees to it), so sign after the URL and body are final.
 func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) {
 	if u.Name == "" {
 		return "", errors.New("identity: cannot sign for a user without a name")
@@ -89,9 +91,19 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 		return "", errors.New("identity: cannot sign without an audience")
 	}
 	now := s.now()
-	key := signedKey(u, audience, r)
-	if token, ok := s.signed.get(key, now); ok {
-		return token, nil
+	// Only a read without a body is worth a reused assertion, and it is
+	// the one request whose key needs no digest of a body.
+	reuse := !singleUse(r.Method) && !hasBody(r)
+	var key string
+	if reuse {
+		key = signedKey(u, audience, r)
+		if token, ok := s.signed.get(key, now); ok {
+			return token, nil
+		}
+	}
+	body, err := bodyDigest(r)
+	if err != nil {
+		return "", err
 	}
 	c := &claims{
 		RegisteredClaims: jwt.RegisteredClaims{
@@ -102,13 +114,15 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 			NotBefore: jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(s.ttl)),
 			// A random id lets audit logs on both sides of a hop name
-			// one assertion (reused for the requests it serves).
+			// one assertion (reused for the reads it serves), and
+			// backends refuse a write's a second time (see spent).
 			ID: rand.Text(),
 		},
 		UID:     u.UID,
 		Groups:  u.Groups,
 		Extra:   u.Extra,
 		Request: requestBinding(r),
+		Body:    body,
 	}
 	t := jwt.NewWithClaims(s.method, c)
 	t.Header["kid"] = s.kid
@@ -116,7 +130,9 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("identity: signing: %w", err)
 	}
-	s.signed.put(key, signed, now.Add(s.ttl/2), now)
+	if reuse {
+		s.signed.put(key, signed, now.Add(s.ttl/2), now)
+	}
 	return signed, nil
 }
 

@@ -25,6 +25,9 @@ type signingTransport struct {
 func (t *signingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	out := r.Clone(r.Context())
 	if err := t.signer.SetHeader(out, t.user, t.audience); err != nil {
+		if r.Body != nil {
+			_ = r.Body.Close() // a RoundTripper closes the body, even on errors
+		}
 		return nil, err
 	}
 	return t.next.RoundTrip(out)

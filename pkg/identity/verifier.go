@@ -40,6 +40,11 @@ type VerifierConfig struct {
 	// zero. It keeps a misconfigured signer from minting long-lived
 	// assertions.
 	MaxTTL time.Duration
+	// MaxWrites is how many write assertions the verifier remembers at
+	// once, each until it expires, to refuse a second use;
+	// DefaultMaxWrites if zero. Past it writes are refused (ErrBusy, which
+	// Require answers 429) until some expire.
+	MaxWrites int
 	// Now is the clock; time.Now if nil. Tests set it.
 	Now func() time.Time
 }
@@ -49,16 +54,21 @@ type Verifier struct {
 	keys   map[string]publicKey // by kid
 	parser *jwt.Parser
 	maxTTL time.Duration
+	leeway time.Duration
 	now    func() time.Time
-	// verified holds assertions already checked, until they expire, with
-	// the request each is bound to (see cache).
+	// verified holds read assertions already checked, until they expire,
+	// with the request each is bound to (see cache).
 	verified cache[verifiedClaims]
+	// spent holds the ids of the write assertions accepted, which are
+	// good once.
+	spent spent
 }
 
 // verifiedClaims is what Verify keeps of a checked assertion.
 type verifiedClaims struct {
 	user    User
 	binding string
+	body    string
 }
 
 // NewVerifier validates cfg and returns a Verifier.
@@ -69,10 +79,14 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 	if cfg.Issuer == "" || cfg.Audience == "" {
 		return nil, errors.New("identity: VerifierConfig.Issuer and Audience are required")
 	}
-	if cfg.Leeway < 0 || cfg.MaxTTL < 0 {
-		return nil, fmt.Errorf("identity: negative Leeway %v or MaxTTL %v", cfg.Leeway, cfg.MaxTTL)
+	if cfg.Leeway < 0 || cfg.MaxTTL < 0 || cfg.MaxWrites < 0 {
+		return nil, fmt.Errorf("identity: negative Leeway %v, MaxTTL %v or MaxWrites %d", cfg.Leeway, cfg.MaxTTL, cfg.MaxWrites)
 	}
-	v := &Verifier{keys: map[string]publicKey{}, maxTTL: orDefault(cfg.MaxTTL, DefaultMaxTTL)}
+	v := &Verifier{keys: map[string]publicKey{}, maxTTL: orDefault(cfg.MaxTTL, DefaultMaxTTL),
+		leeway: orDefault(cfg.Leeway, DefaultLeeway), spent: spent{max: cfg.MaxWrites}}
+	if v.spent.max == 0 {
+		v.spent.max = DefaultMaxWrites
+	}
 	var methods []string
 	for i, k := range cfg.Keys {
 		pk, err := newPublicKey(k)
@@ -91,7 +105,7 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 		jwt.WithValidMethods(methods), // never "none", never HS256
 		jwt.WithIssuer(cfg.Issuer),
 		jwt.WithAudience(cfg.Audience),
-		jwt.WithLeeway(orDefault(cfg.Leeway, DefaultLeeway)),
+		jwt.WithLeeway(v.leeway),
 		jwt.WithTimeFunc(now),
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
@@ -108,8 +122,13 @@ func orDefault(d, def time.Duration) time.Duration {
 }
 
 // Verify checks an assertion presented with request r and returns the User
-// it asserts. The error wraps ErrMissing, ErrInvalid, ErrExpired,
-// ErrNotYetValid, ErrWrongAudience, ErrWrongIssuer or ErrWrongRequest.
+// it asserts. A write's assertion (any method but GET, HEAD, OPTIONS and
+// TRACE) is accepted once only. r's body is checked as it is read: Verify
+// replaces r.Body with a reader whose last read fails with ErrWrongBody
+// unless the body is the asserted one (see checkBody), so call it before
+// anything reads the body. The error wraps ErrMissing, ErrInvalid,
+// ErrExpired, ErrNotYetValid, ErrWrongAudience, ErrWrongIssuer,
+// ErrWrongRequest, ErrWrongBody, ErrReplayed or ErrBusy.
 func (v *Verifier) Verify(token string, r *http.Request) (User, error) {
 	if token == "" {
 		return User{}, ErrMissing
@@ -118,18 +137,24 @@ func (v *Verifier) Verify(token string, r *http.Request) (User, error) {
 		return User{}, fmt.Errorf("%w: no request to check the assertion against", ErrWrongRequest)
 	}
 	now := v.now()
-	if vc, ok := v.verified.get(token, now); ok {
-		if vc.binding != requestBinding(r) {
-			return User{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
+	once := singleUse(r.Method)
+	if !once {
+		if vc, ok := v.verified.get(token, now); ok {
+			if vc.binding != requestBinding(r) {
+				return User{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
+			}
+			if err := checkBody(r, vc.body); err != nil {
+				return User{}, err
+			}
+			return vc.user, nil
 		}
-		return vc.user, nil
 	}
 	c := &claims{}
 	if _, err := v.parser.ParseWithClaims(token, c, v.key); err != nil {
 		return User{}, classify(err)
 	}
-	if c.Subject == "" || c.IssuedAt == nil || c.Request == "" {
-		return User{}, fmt.Errorf("%w: no sub, iat or req", ErrInvalid)
+	if c.Subject == "" || c.IssuedAt == nil || c.Request == "" || c.Body == "" {
+		return User{}, fmt.Errorf("%w: no sub, iat, req or body", ErrInvalid)
 	}
 	if ttl := c.ExpiresAt.Sub(c.IssuedAt.Time); ttl > v.maxTTL {
 		return User{}, fmt.Errorf("%w: lifetime %v exceeds %v", ErrExpired, ttl, v.maxTTL)
@@ -137,7 +162,21 @@ func (v *Verifier) Verify(token string, r *http.Request) (User, error) {
 	if c.Request != requestBinding(r) {
 		return User{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
 	}
-	v.verified.put(token, verifiedClaims{user: c.user(), binding: c.Request}, c.ExpiresAt.Time, now)
+	if err := checkBody(r, c.Body); err != nil {
+		return User{}, err
+	}
+	if once {
+		if c.ID == "" {
+			return User{}, fmt.Errorf("%w: a write's assertion without jti", ErrInvalid)
+		}
+		// Remembered as long as the parser would accept it, and a second
+		// more: exp has whole seconds.
+		if err := v.spent.use(c.ID, c.ExpiresAt.Add(v.leeway+time.Second), now); err != nil {
+			return User{}, err
+		}
+		return c.user(), nil
+	}
+	v.verified.put(token, verifiedClaims{user: c.user(), binding: c.Request, body: c.Body}, c.ExpiresAt.Time, now)
 	return c.user(), nil
 }
 
