@@ -51,12 +51,15 @@ func upstreamReady(u *upstream.Upstream) func(context.Context) error {
 
 // newProxies returns a proxy per upstream whose requests carry the
 // authenticated (or impersonated) user's signed identity, with the
-// upstream's name as audience.
+// upstream's name as audience. The assertion binds a digest of the body,
+// so bodies are held whole (up to the most any backend takes) before
+// they are signed and sent.
 func newProxies(ups map[string]*upstream.Upstream, signer *identity.Signer, cfg Config, stages *metrics.Stages) (map[string]discovery.Backend, error) {
 	backends := map[string]discovery.Backend{}
 	for name, u := range ups {
 		p, err := proxy.New(proxy.Config{Upstream: u, Decorate: signIdentity(signer, name), Log: cfg.Log,
-			Instrument: func(rt http.RoundTripper) http.RoundTripper { return stages.Transport(name, rt) }})
+			Instrument: func(rt http.RoundTripper) http.RoundTripper { return stages.Transport(name, rt) },
+			BufferBody: identity.MaxBodyBytes})
 		if err != nil {
 			return nil, err
 		}

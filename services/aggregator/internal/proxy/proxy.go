@@ -37,6 +37,13 @@ type Config struct {
 	// Instrument, when set, wraps the transport requests go out with
 	// (the aggregator times them per stage).
 	Instrument func(http.RoundTripper) http.RoundTripper
+	// BufferBody, when positive, has each request's body read into memory,
+	// up to that many bytes, before Decorate runs: a Decorate that signs
+	// the body (the aggregator's identity assertion binds its digest) can
+	// then read it without consuming it. A larger body is answered 413 and
+	// nothing is sent. Requests without a body (reads, watches) stream as
+	// ever. Zero streams every body as the client sends it.
+	BufferBody int64
 }
 
 // Proxy forwards requests to one upstream. It is an http.Handler.
@@ -46,6 +53,7 @@ type Proxy struct {
 	retryAfter int32
 	log        *slog.Logger
 	transport  http.RoundTripper
+	bufferBody int64
 	buffered   *httputil.ReverseProxy
 	streaming  *httputil.ReverseProxy // for watches and other long-running requests
 }
@@ -55,8 +63,8 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Upstream == nil {
 		return nil, fmt.Errorf("%w: no upstream", ErrInvalidConfig)
 	}
-	if cfg.RetryAfter < 0 {
-		return nil, fmt.Errorf("%w: negative RetryAfter", ErrInvalidConfig)
+	if cfg.RetryAfter < 0 || cfg.BufferBody < 0 {
+		return nil, fmt.Errorf("%w: negative RetryAfter or BufferBody", ErrInvalidConfig)
 	}
 	if cfg.RetryAfter == 0 {
 		cfg.RetryAfter = DefaultRetryAfter
@@ -72,6 +80,7 @@ func New(cfg Config) (*Proxy, error) {
 		up: cfg.Upstream, decorate: cfg.Decorate, log: cfg.Log,
 		retryAfter: int32(max(1, cfg.RetryAfter/time.Second)),
 		transport:  transport,
+		bufferBody: cfg.BufferBody,
 	}
 	p.buffered = p.reverseProxy(0)
 	p.streaming = p.reverseProxy(-1)
@@ -103,6 +112,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r = r.WithContext(withAttempt(r.Context(), &attempt{target: target, respHeader: w.Header()}))
+	if !p.readBody(w, r) {
+		return
+	}
 	if isLongRunning(r) {
 		p.streaming.ServeHTTP(w, r)
 		return
