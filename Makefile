@@ -13,7 +13,7 @@ TEST_TIMEOUT ?= 12m
 
 all: build
 
-## build: static binaries of every service, the fused kubesplit, the load tool and etcd into bin/
+## build: static binaries of every service, the fused kubesplit, the load tool, etcd and kubesplit-certs into bin/
 build:
 	@mkdir -p $(BIN)
 	@for s in $(SERVICES); do \
@@ -23,7 +23,8 @@ build:
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/load ./tools/load
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/otlpsink ./tools/load/otlpsink
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/etcd ./tools/etcd
-	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/kubesplit (fused) $(BIN)/load $(BIN)/otlpsink $(BIN)/etcd"
+	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/kubesplit-certs ./deploy/certs
+	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/kubesplit (fused) $(BIN)/load $(BIN)/otlpsink $(BIN)/etcd $(BIN)/kubesplit-certs"
 
 ## run: start the stack on loopback, write an admin kubeconfig, stop on Ctrl-C
 run: build

@@ -72,10 +72,10 @@ KC
   run_load "registry alone" "$dir/kubeconfig" "$pid"
 }
 
-# bench_tokens <dir>: the stack's tokens and the bench user's, in group
-# bench.
+# bench_tokens <dir> <url>: the stack's credentials for <url> and the
+# bench user's token, in group bench.
 bench_tokens() {
-  stack_tokens "$1"
+  stack_tokens "$1" "$2"
   echo "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'),bench,bench,\"bench\"" >>"$1/tokens.csv"
 }
 
@@ -91,10 +91,10 @@ bench_split() {
   local dir=$OUT/split
   rm -rf "$dir"; mkdir -p "$dir"
   start_etcd "$OUT/split-etcd"
-  bench_tokens "$dir"
+  bench_tokens "$dir" https://127.0.0.1:16443
   local first=${#pids[@]}
   stack_start "$dir" 16443 --etcd-servers "$ETCD" --disable-controllers
-  bench_user "$dir" https://127.0.0.1:16443 "$dir/aggregator/ca.crt"
+  bench_user "$dir" https://127.0.0.1:16443 "$dir/ca.crt"
   run_load "split (five processes, through the aggregator)" "$dir/bench.kubeconfig" "${pids[@]:$first}"
 }
 
@@ -108,11 +108,11 @@ bench_traced() {
   pids+=($!)
   stack_wait_file "$dir/otlp.addr"
   start_etcd "$OUT/traced-etcd"
-  bench_tokens "$dir"
+  bench_tokens "$dir" https://127.0.0.1:16463
   local first=${#pids[@]}
   OTEL_EXPORTER_OTLP_ENDPOINT=$(cat "$dir/otlp.addr") OTEL_TRACES_SAMPLER=always_on \
     stack_start "$dir" 16463 --etcd-servers "$ETCD" --disable-controllers
-  bench_user "$dir" https://127.0.0.1:16463 "$dir/aggregator/ca.crt"
+  bench_user "$dir" https://127.0.0.1:16463 "$dir/ca.crt"
   run_load "split, every span exported" "$dir/bench.kubeconfig" "${pids[@]:$first}"
 }
 
@@ -120,7 +120,7 @@ bench_fused() {
   local dir=$OUT/fused
   rm -rf "$dir"; mkdir -p "$dir"
   start_etcd "$OUT/fused-etcd"
-  bench_tokens "$dir"
+  bench_tokens "$dir" https://127.0.0.1:16453
   "$BIN/kubesplit" --bind-address 127.0.0.1:16453 --cert-dir "$dir/certs" --etcd-servers "$ETCD" --disable-controllers \
     --token-auth-file "$dir/tokens.csv" --address-file "$dir/addr" >"$dir/log" 2>&1 &
   pids+=($!)

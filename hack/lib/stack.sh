@@ -5,13 +5,18 @@
 #
 # stack_start <dir> <base port> [registry flags…] starts
 #   aggregator https://127.0.0.1:<base>    (the only endpoint clients use)
-#   registry   http://127.0.0.1:<base+1>   (etcd embedded unless flags say)
-#   authz      http://127.0.0.1:<base+2>   (RBAC, fed through the aggregator)
-#   authn      http://127.0.0.1:<base+3>   (TokenReview, TokenRequest)
-#   admission  http://127.0.0.1:<base+4>   (built-in plugins, fed through the aggregator)
-# with logs and state under <dir>, and writes an admin kubeconfig (group
-# system:masters) to <dir>/kubeconfig. Backends accept only the
-# aggregator's signed identity, admission only the registry's.
+#   registry   https://127.0.0.1:<base+1>  (etcd embedded unless flags say)
+#   authz      https://127.0.0.1:<base+2>  (RBAC, fed through the aggregator)
+#   authn      https://127.0.0.1:<base+3>  (TokenReview, TokenRequest)
+#   admission  https://127.0.0.1:<base+4>  (built-in plugins, fed through the aggregator)
+# with logs and state under <dir>, and links an admin kubeconfig (group
+# system:masters) at <dir>/kubeconfig. As in the deploys, every hop is
+# HTTPS with certificates of the stack's own CA, and the credentials are
+# kubesplit-certs' (deploy/certs): backends accept only the aggregator's
+# signed identity, admission only the registry's.
+#
+# <dir> holds tokens and private keys, so it is made 0700 and everything
+# the stack writes into it is private to its user (umask 077).
 
 stack_wait_file() {
   for _ in $(seq 1 600); do [ -s "$1" ] && return 0; sleep 0.1; done
@@ -19,27 +24,36 @@ stack_wait_file() {
   return 1
 }
 
-# stack_tokens <dir>: the admin's token and the credentials the services
-# use to reach the API through the aggregator: authn, authz and admission
-# watch it (system:masters, which the aggregator allows without asking
-# authz, so start-up cannot deadlock), and every backend asks it who may
-# read its /metrics. Made once, kept (remade when a service's is missing).
+# stack_dir <dir>: <dir> made (if missing) private to this user. Prints
+# its absolute path.
+stack_dir() {
+  mkdir -p "$1"
+  chmod 700 "$1"
+  (cd "$1" && pwd)
+}
+
+# stack_tokens <dir> <url>: kubesplit-certs' set in <dir>: the CA, every
+# service's serving certificate and key, the aggregator's identity key
+# pair, the registry's admission key pair, the service-account signing
+# key, and the tokens (tokens.csv) and kubeconfigs of the admin
+# (admin.kubeconfig) and of the services that reach the API at <url>:
+# authn, authz and admission watch it (system:masters, which the
+# aggregator allows without asking authz, so start-up cannot deadlock),
+# and every backend asks it who may read its /metrics. Made once, kept.
 stack_tokens() {
-  grep -q ",system:kubesplit:registry," "$1/tokens.csv" 2>/dev/null && return 0
-  tok() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
-  (
-    umask 077
-    echo "$(tok),admin,admin,\"system:masters\""
-    for s in registry authn authz admission; do echo "$(tok),system:kubesplit:$s,$s,\"system:masters\""; done
-  ) >"$1/tokens.csv"
-  chmod 600 "$1/tokens.csv"
+  local dir
+  dir=$(stack_dir "$1")
+  "${BIN:-bin}/kubesplit-certs" --dir "$dir" --internal-url "$2" --public-url "$2" >/dev/null
 }
 
 stack_token() { grep ",$2," "$1/tokens.csv" | cut -d, -f1; }
 
-# stack_kubeconfig <path> <server> <ca file> <token>
+# stack_kubeconfig <path> <server> <ca file> <token>: written private to
+# this user, since it holds the token.
 stack_kubeconfig() {
-  cat >"$1" <<KUBECONFIG
+  (
+    umask 077
+    cat >"$1" <<KUBECONFIG
 apiVersion: v1
 kind: Config
 clusters:
@@ -53,50 +67,48 @@ contexts:
   context: {cluster: kubesplit, user: user}
 current-context: kubesplit
 KUBECONFIG
+  )
+  chmod 600 "$1"
 }
 
 # stack_launch <dir> <name> <binary> [flags…]: one process, its log and
-# address file under <dir>.
+# address file under <dir>, serving HTTPS with <dir>/<name>.crt.
 stack_launch() {
   local dir=$1 name=$2 bin=$3; shift 3
-  "$bin" --address-file "$dir/$name.addr" "$@" >"$dir/$name.log" 2>&1 &
+  "$bin" --address-file "$dir/$name.addr" --tls-cert-file "$dir/$name.crt" --tls-private-key-file "$dir/$name.key" \
+    "$@" >"$dir/$name.log" 2>&1 &
   pids+=($!)
   echo $! >"$dir/$name.pid"
 }
 
 stack_start() {
   local dir=$1 base=$2; shift 2
-  local bin=${BIN:-bin} url="https://127.0.0.1:$base"
-  mkdir -p "$dir"
-  dir=$(cd "$dir" && pwd)
+  local bin=${BIN:-bin} url="https://127.0.0.1:$base" lo="https://127.0.0.1"
+  # Whatever the services write under <dir> (logs, generated keys) is
+  # theirs alone too.
+  umask 077
+  dir=$(stack_dir "$dir")
   rm -f "$dir"/*.addr
-  stack_tokens "$dir"
-  local ca="$dir/aggregator/ca.crt" identity="$dir/aggregator/identity.pub"
+  stack_tokens "$dir" "$url"
+  local ca="$dir/ca.crt"
 
   stack_launch "$dir" aggregator "$bin/aggregator" --bind-address "127.0.0.1:$base" --cert-dir "$dir/aggregator" \
-    --token-auth-file "$dir/tokens.csv" --authorization-mode Webhook \
-    --registry-url "http://127.0.0.1:$((base + 1))" --authz-url "http://127.0.0.1:$((base + 2))" \
-    --authn-url "http://127.0.0.1:$((base + 3))"
-  stack_wait_file "$dir/aggregator.addr"
-
-  for s in registry authz authn admission; do
-    stack_kubeconfig "$dir/$s.kubeconfig" "$url" "$ca" "$(stack_token "$dir" "system:kubesplit:$s")"
-  done
-  # The registry signs its AdmissionReviews with a key of its own, made
-  # on its first start; admission trusts its public half.
+    --identity-key-file "$dir/identity.key" --token-auth-file "$dir/tokens.csv" --authorization-mode Webhook \
+    --proxy-client-cert-file "$dir/front-proxy-client.crt" --proxy-client-key-file "$dir/front-proxy-client.key" \
+    --requestheader-client-ca-file "$dir/front-proxy-ca.crt" --upstream-ca-file "$ca" \
+    --registry-url "$lo:$((base + 1))" --authz-url "$lo:$((base + 2))" --authn-url "$lo:$((base + 3))"
   stack_launch "$dir" registry "$bin/registry" --bind-address "127.0.0.1:$((base + 1))" --data-dir "$dir/etcd" \
-    --identity-public-key-file "$identity" --admission-url "http://127.0.0.1:$((base + 4))" \
-    --admission-identity-key-file "$dir/registry/admission.key" --kubeconfig "$dir/registry.kubeconfig" "$@"
+    --identity-public-key-file "$dir/identity.pub" --admission-url "$lo:$((base + 4))" --admission-ca-file "$ca" \
+    --admission-identity-key-file "$dir/registry-admission.key" --kubeconfig "$dir/registry.kubeconfig" "$@"
   stack_launch "$dir" authz "$bin/authz" --bind-address "127.0.0.1:$((base + 2))" \
-    --identity-public-key-file "$identity" --kubeconfig "$dir/authz.kubeconfig"
+    --identity-public-key-file "$dir/identity.pub" --kubeconfig "$dir/authz.kubeconfig"
   stack_launch "$dir" authn "$bin/authn" --bind-address "127.0.0.1:$((base + 3))" --cert-dir "$dir/authn" \
-    --token-auth-file "$dir/tokens.csv" \
-    --identity-public-key-file "$identity" --kubeconfig "$dir/authn.kubeconfig"
-  stack_wait_file "$dir/registry/admission.key.pub"
+    --token-auth-file "$dir/tokens.csv" --service-account-signing-key-file "$dir/sa.key" \
+    --identity-public-key-file "$dir/identity.pub" --kubeconfig "$dir/authn.kubeconfig"
   stack_launch "$dir" admission "$bin/admission" --bind-address "127.0.0.1:$((base + 4))" \
-    --identity-public-key-file "$dir/registry/admission.key.pub" --kubeconfig "$dir/admission.kubeconfig"
-  for s in registry authz authn admission; do stack_wait_file "$dir/$s.addr"; done
-  stack_kubeconfig "$dir/kubeconfig" "$url" "$ca" "$(stack_token "$dir" admin)"
+    --identity-public-key-file "$dir/registry-admission.pub" --kubeconfig "$dir/admission.kubeconfig"
+  for s in aggregator registry authz authn admission; do stack_wait_file "$dir/$s.addr"; done
+  ln -sfn admin.kubeconfig "$dir/kubeconfig"
   stack_wait_ready "$url" "$ca" "$(stack_token "$dir" admin)"
 }
 
