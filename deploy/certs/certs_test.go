@@ -121,3 +121,41 @@ func read(t *testing.T, dir, name string) []byte {
 	}
 	return b
 }
+
+// TestSecretsArePrivate: every file holding a secret (private keys,
+// tokens, kubeconfigs carrying tokens) is readable by its owner alone,
+// and a directory others could write to (and so swap a key or the CA)
+// loses that before anything is written into it.
+func TestSecretsArePrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "certs")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	if err := run(options{dir: dir, namespace: "ns1", internalURL: "https://aggregator:6443", publicURL: "https://127.0.0.1:6443"}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm&0o022 != 0 {
+		t.Errorf("the directory has mode %v, want nobody but its owner writing to it", perm)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		public := strings.HasSuffix(e.Name(), ".crt") || strings.HasSuffix(e.Name(), ".pub")
+		if perm := info.Mode().Perm(); public && perm != 0o644 || !public && perm != 0o600 {
+			t.Errorf("%s has mode %v, want %v", e.Name(), perm, map[bool]os.FileMode{true: 0o644, false: 0o600}[public])
+		}
+	}
+}

@@ -48,6 +48,25 @@ func kubeconfigFiles() []string {
 	return files
 }
 
+// privateDir makes dir (0700) or, when it exists, takes write access to
+// it from everyone but its owner: whoever may write there could swap a
+// key or a CA for one of their own before a service loads it. Read
+// access stays as it is, for services that run as another user of the
+// same group.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if perm := info.Mode().Perm(); perm&0o022 != 0 {
+		return os.Chmod(dir, perm&^0o022)
+	}
+	return nil
+}
+
 // writer writes files into dir, keeping the first error.
 type writer struct {
 	dir string

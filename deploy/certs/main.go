@@ -47,7 +47,7 @@ func run(o options) error {
 		fmt.Println("kubesplit-certs:", o.dir, "already holds a complete set; nothing changed")
 		return nil
 	}
-	if err := os.MkdirAll(o.dir, 0o700); err != nil {
+	if err := privateDir(o.dir); err != nil {
 		return err
 	}
 	w := &writer{dir: o.dir}
