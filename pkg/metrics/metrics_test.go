@@ -15,7 +15,8 @@ import (
 // apart from PATCH, the scope, and the code written.
 func TestRequestsLabels(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := NewRequests(reg, "registry")
+	m := NewRequests(reg, "registry", NewResourceSet(
+		Resource{Version: "v1", Resource: "pods"}, Resource{Group: "apps", Version: "v1", Resource: "deployments"}))
 	h := m.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPatch {
 			w.WriteHeader(http.StatusConflict)
@@ -110,7 +111,7 @@ func TestCacheLookups(t *testing.T) {
 // not counted, as kube's gauge does not count long-running requests.
 func TestInflight(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := NewRequests(reg, "registry")
+	m := NewRequests(reg, "registry", nil)
 	var during float64
 	h := m.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		during = testutil.ToFloat64(m.inflight.WithLabelValues("mutating")) + 10*testutil.ToFloat64(m.inflight.WithLabelValues("readOnly"))

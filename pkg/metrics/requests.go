@@ -3,7 +3,6 @@ package metrics
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,12 +16,16 @@ type Requests struct {
 	duration  *prometheus.HistogramVec
 	inflight  *prometheus.GaugeVec
 	component string
+	served    Catalog
 }
 
 var requestLabels = []string{"verb", "group", "version", "resource", "subresource", "scope", "component"}
 
-// NewRequests registers the request metrics on r, labelled component.
-func NewRequests(r prometheus.Registerer, component string) *Requests {
+// NewRequests registers the request metrics on r, labelled component. A
+// request names its group, version, resource and subresource in them only
+// when served serves them (see Catalog); nil serves nothing, for a service
+// whose paths are not API resources.
+func NewRequests(r prometheus.Registerer, component string, served Catalog) *Requests {
 	m := &Requests{
 		total: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "apiserver_request_total",
 			Help: "Counter of apiserver requests broken out for each verb, group, version, resource, scope, component, and HTTP response code."},
@@ -36,7 +39,7 @@ func NewRequests(r prometheus.Registerer, component string) *Requests {
 			[]string{"request_kind"}),
 	}
 	r.MustRegister(m.total, m.duration, m.inflight)
-	m.component = component
+	m.component, m.served = component, served
 	return m
 }
 
@@ -61,39 +64,6 @@ func (m *Requests) Middleware(next http.Handler) http.Handler {
 		m.duration.WithLabelValues(labels...).Observe(time.Since(start).Seconds())
 		m.total.WithLabelValues(append(labels, strconv.Itoa(sw.code))...).Inc()
 	})
-}
-
-// labelValues are kube's labels of a request: its verb as kube reports
-// it (LIST and WATCH apart from GET, APPLY apart from PATCH), what it is
-// about, and its scope.
-func (m *Requests) labelValues(r *http.Request, info *requestinfo.Info) []string {
-	scope := ""
-	if info.IsResourceRequest {
-		switch {
-		case info.Name != "":
-			scope = "resource"
-		case info.Namespace != "":
-			scope = "namespace"
-		default:
-			scope = "cluster"
-		}
-	}
-	return []string{reportedVerb(r, info), info.APIGroup, info.APIVersion, info.Resource, info.Subresource, scope, m.component}
-}
-
-func reportedVerb(r *http.Request, info *requestinfo.Info) string {
-	if !info.IsResourceRequest {
-		return strings.ToUpper(r.Method)
-	}
-	switch info.Verb {
-	case "list", "watch", "get":
-		return strings.ToUpper(info.Verb)
-	case "patch":
-		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/apply-patch") {
-			return "APPLY"
-		}
-	}
-	return strings.ToUpper(r.Method)
 }
 
 // inflightKind is kube's request_kind: readOnly or mutating.

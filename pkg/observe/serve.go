@@ -30,11 +30,12 @@ func Endpoints(reg *prometheus.Registry, guard func(http.Handler) http.Handler) 
 }
 
 // Backend wraps a backend's routes for observation: every request is
-// counted in kube's request metrics under component, and /metrics and
+// counted in kube's request metrics under component, naming only the
+// resources served serves (see metrics.Catalog), and /metrics and
 // /debug/pprof are served from reg to the readers api vouches for (see
 // Guard; nil api lets nobody read them). reg may carry the backend's own
 // metrics too; nil means a registry of the standard collectors alone.
-func Backend(component string, api *rest.Config, reg *prometheus.Registry, routes http.Handler) (http.Handler, error) {
+func Backend(component string, api *rest.Config, reg *prometheus.Registry, served metrics.Catalog, routes http.Handler) (http.Handler, error) {
 	if reg == nil {
 		reg = metrics.NewRegistry()
 	}
@@ -49,5 +50,5 @@ func Backend(component string, api *rest.Config, reg *prometheus.Registry, route
 	if err != nil {
 		return nil, err
 	}
-	return metrics.NewRequests(reg, component).Middleware(Endpoints(reg, guard)(routes)), nil
+	return metrics.NewRequests(reg, component, served).Middleware(Endpoints(reg, guard)(routes)), nil
 }

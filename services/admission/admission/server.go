@@ -45,7 +45,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	// Readers of /metrics are checked with the plugins' own credentials.
-	h, err := observe.Backend("admission", cfg.RESTConfig, nil, routes(local, verifier))
+	// Its webhooks are not API resources: no request names one.
+	h, err := observe.Backend("admission", cfg.RESTConfig, nil, nil, routes(local, verifier))
 	if err != nil {
 		local.Close()
 		return nil, err

@@ -36,6 +36,10 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	bodyLimit, err := filters.WithRequestBodyLimit(filters.DefaultMaxRequestBodyBytes)
+	if err != nil {
+		return nil, err
+	}
 	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{UserFrom: userFrom,
 		OnDecision: func(r *http.Request, d authz.Decision, reason string) {
 			annotateDecision(r, d, reason)
@@ -51,6 +55,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		deadline,
 		filters.WithRequestInfo(),
 		s.metrics.requests.Middleware,
+		bodyLimit,
 		s.audit.Around,
 		s.probes,
 		withAuthentication(cfg, s.authenticator, s.metrics.authenticated),

@@ -27,7 +27,6 @@ func newMeasurements() *measurements {
 	reg := metrics.NewRegistry()
 	m := &measurements{
 		registry: reg,
-		requests: metrics.NewRequests(reg, "apiserver"),
 		stages:   metrics.NewStages(reg),
 		// kube's name: its token cache is the same concept.
 		authnCache: metrics.NewCacheLookups(reg, "authentication_token_cache_request_total",
@@ -41,6 +40,13 @@ func newMeasurements() *measurements {
 	}
 	reg.MustRegister(m.authentication, m.authorization)
 	return m
+}
+
+// countRequests registers kube's request metrics, which name a request's
+// resource only when served serves it: the chain counts requests before
+// they are authenticated.
+func (m *measurements) countRequests(served metrics.Catalog) {
+	m.requests = metrics.NewRequests(m.registry, "apiserver", served)
 }
 
 // countAudit exports the audit log's counts under kube's names: events

@@ -8,6 +8,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
+	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 )
 
 // Server is a running aggregator.
@@ -96,6 +97,7 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 		return nil, err
 	}
 	api = observe.Endpoints(measured.registry, nil)(api)
+	measured.countRequests(discovery.NewServed(routes, 0))
 	if err := startAPIServices(ctx, cfg, fp, ups[registryUpstream], signer, routes); err != nil {
 		return nil, err
 	}

@@ -39,16 +39,21 @@ func groupHandler(w http.ResponseWriter, _ *http.Request) {
 	webhook.WriteJSON(w, http.StatusOK, apiGroup())
 }
 
-// resourceListHandler serves GET /apis/authentication.k8s.io/v1: the two
-// create-only resources kube-apiserver lists there.
+// resourceListHandler serves GET /apis/authentication.k8s.io/v1.
 func resourceListHandler(w http.ResponseWriter, _ *http.Request) {
+	webhook.WriteJSON(w, http.StatusOK, authenticationResources())
+}
+
+// authenticationResources are the two create-only resources kube-apiserver
+// lists in authentication.k8s.io/v1.
+func authenticationResources() *metav1.APIResourceList {
 	create := metav1.Verbs{"create"}
-	webhook.WriteJSON(w, http.StatusOK, metav1.APIResourceList{
+	return &metav1.APIResourceList{
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 		GroupVersion: groupVersion.GroupVersion,
 		APIResources: []metav1.APIResource{
 			{Name: "selfsubjectreviews", Kind: "SelfSubjectReview", Verbs: create},
 			{Name: "tokenreviews", Kind: "TokenReview", Verbs: create},
 		},
-	})
+	}
 }

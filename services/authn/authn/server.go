@@ -41,7 +41,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
-	routes, err := observe.Backend("authn", cfg.RESTConfig, nil, newRouter(h))
+	catalog, err := served()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	routes, err := observe.Backend("authn", cfg.RESTConfig, nil, catalog, newRouter(h))
 	if err != nil {
 		cancel()
 		return nil, err

@@ -50,7 +50,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	streams, stopStreams := context.WithCancel(runCtx)
 	// Readers of /metrics are checked with the credentials RBAC is
 	// followed with.
-	h, err := observe.Backend("authz", cfg.RESTConfig, nil, routes(built, verifier, revision.Handler(feed, streams.Done())))
+	catalog, err := served()
+	if err != nil {
+		stopStreams()
+		cancel()
+		return nil, err
+	}
+	h, err := observe.Backend("authz", cfg.RESTConfig, nil, catalog, routes(built, verifier, revision.Handler(feed, streams.Done())))
 	if err != nil {
 		stopStreams()
 		cancel()

@@ -72,7 +72,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	s.customResources = s.serveCustomResources(runCtx, backend, docs)
-	h, err := observe.Backend("registry", cfg.RESTConfig, cfg.Metrics, s.routes(discovery.New(s.discoverable()), docs))
+	h, err := observe.Backend("registry", cfg.RESTConfig, cfg.Metrics, s.handler, s.routes(discovery.New(s.discoverable()), docs))
 	if err != nil {
 		s.Close()
 		return nil, err

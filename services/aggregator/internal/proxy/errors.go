@@ -28,9 +28,14 @@ func (p *Proxy) handleError(w http.ResponseWriter, out *http.Request, err error)
 	}
 	p.log.Warn("proxying failed", "upstream", p.up.Name(), "endpoint", a.target.String(),
 		"method", out.Method, "path", out.URL.Path, "sent", a.sent.Load(), "err", err)
+	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.Is(err, ErrDecorate):
 		apierror.Write(w, apierrors.NewInternalError(err))
+	case errors.As(err, &tooLarge):
+		// The client's body went past the aggregator's limit while it was
+		// being sent: the backend got it cut short, so it did nothing.
+		apierror.Write(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", tooLarge.Limit)))
 	case !a.sent.Load():
 		p.reportUnreachable(out, a, err)
 		apierror.Write(w, p.unavailable(err))
