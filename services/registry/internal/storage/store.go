@@ -67,7 +67,7 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured, dryR
 		Then(put).Commit()
 	since(s.etcd.create, start)
 	if err != nil {
-		return nil, storageError(err)
+		return nil, writeError(err, len(data))
 	}
 	if !resp.Succeeded {
 		return nil, apierrors.NewAlreadyExists(s.groupResource(), obj.GetName())
@@ -133,7 +133,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 			Then(op).Else(clientv3.OpGet(key)).Commit()
 		since(s.etcd.update, start)
 		if err != nil {
-			return nil, storageError(err)
+			return nil, writeError(err, len(data))
 		}
 		if resp.Succeeded {
 			return newObject(next, resp.Header.Revision)
@@ -235,15 +235,6 @@ func dryRunObject(obj *unstructured.Unstructured) (*Object, error) {
 		return nil, err
 	}
 	return &Object{JSON: out, name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels()}, nil
-}
-
-// storageError reports etcd being unreachable or slow. The write may or may
-// not have happened, so it is a 504 that clients must not blindly replay.
-func storageError(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return apierrors.NewTimeoutError("etcd did not answer in time: "+err.Error(), 0)
-	}
-	return apierrors.NewInternalError(err)
 }
 
 func (s *Store) groupResource() schema.GroupResource {

@@ -205,5 +205,5 @@ func watchError(err error, rev int64) error {
 	if err == rpctypes.ErrCompacted {
 		return apierrors.NewResourceExpired("too old resource version: " + itoa(rev))
 	}
-	return apierrors.NewInternalError(err)
+	return internalError(err)
 }
