@@ -10,20 +10,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
 
-// prepareCreate sets the fields the server owns on a new object: its name
-// from generateName, uid, creationTimestamp and generation, and clears
-// what a client may not set.
+// prepareCreate sets the fields the server owns on a new object (uid,
+// creationTimestamp and generation; its name from generateName is
+// createNamed's) and clears what a client may not set.
 func prepareCreate(info *resource.Info, obj *unstructured.Unstructured, now metav1.Time) {
-	if obj.GetName() == "" && obj.GetGenerateName() != "" {
-		// kube's generator: five characters that never spell words.
-		obj.SetName(obj.GetGenerateName() + rand.String(5))
-	}
 	obj.SetUID(newUID())
 	obj.SetCreationTimestamp(now)
 	resetCreate(info, obj)

@@ -92,20 +92,17 @@ func (q *request) create() error {
 	if obj.GetResourceVersion() != "" {
 		return apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
-	if err := q.admitCreate(wr, obj); err != nil {
-		return err
-	}
-	stored, err := q.store.Create(q.r.Context(), obj, wr.dryRun)
+	stored, err := q.createNamed(wr, obj)
 	if err != nil {
 		return err
 	}
 	return q.finish(wr, http.StatusCreated, stored)
 }
 
-// admitCreate turns a decoded object into what is stored: server-owned
-// fields, defaults, managed fields, then admission around validation and
-// the namespace check. Nothing here touches storage but the namespace
-// lookup.
+// admitCreate turns a decoded and named object into what is stored:
+// server-owned fields, defaults, managed fields, then admission around
+// validation and the namespace check. Nothing here touches storage but the
+// namespace lookup.
 func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
 	prepareCreate(q.res, obj, q.h.now())
 	if q.res.Default != nil {
