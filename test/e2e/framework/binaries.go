@@ -75,9 +75,9 @@ func binDir() (string, error) {
 	return binDirPath, binDirErr
 }
 
-// goBuild builds ./services/<name> (or ./cmd/<name>, the fused binary)
-// into dir/<name>, statically so the binary does not depend on the test
-// machine's C libraries.
+// goBuild builds ./services/<name> (or ./cmd/<name>, the fused binary,
+// or ./deploy/certs, kubesplit-certs) into dir/<name>, statically so the
+// binary does not depend on the test machine's C libraries.
 func goBuild(dir, name string) error {
 	root, err := repoRoot()
 	if err != nil {
@@ -86,6 +86,9 @@ func goBuild(dir, name string) error {
 	pkg := "./services/" + name
 	if _, err := os.Stat(filepath.Join(root, "cmd", name)); err == nil {
 		pkg = "./cmd/" + name
+	}
+	if name == "kubesplit-certs" {
+		pkg = "./deploy/certs"
 	}
 	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
 	cmd.Dir = root
