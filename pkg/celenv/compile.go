@@ -51,7 +51,8 @@ func compileIn(envFn func() (*cel.Env, error), expr string, want *cel.Type) (cel
 	if !returns(ast.OutputType(), want) {
 		return nil, nil, fmt.Errorf("%w: must evaluate to %s", ErrCompile, typeName(want))
 	}
-	prg, err := env.Program(ast, cel.CostLimit(PerCallLimit), cel.EvalOptions(cel.OptOptimize))
+	prg, err := env.Program(ast, cel.CostLimit(PerCallLimit), cel.CostTracking(actualCost{}),
+		cel.InterruptCheckFrequency(checkFrequency), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrCompile, err)
 	}

@@ -1,6 +1,7 @@
 package celenv
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/google/cel-go/cel"
@@ -27,6 +28,7 @@ var SelfEnv = sync.OnceValues(func() (*cel.Env, error) {
 // SelfRule is a compiled x-kubernetes-validations expression.
 type SelfRule struct {
 	cel.Program
+	ast *cel.Ast
 	// Transition means the expression reads oldSelf, so, as in kube, it is
 	// only evaluated on an update where the old value exists.
 	Transition bool
@@ -39,11 +41,26 @@ func CompileSelf(expr string, want *cel.Type) (*SelfRule, error) {
 	if err != nil {
 		return nil, err
 	}
-	rule := &SelfRule{Program: prg}
+	rule := &SelfRule{Program: prg, ast: ast}
 	for _, ref := range ast.NativeRep().ReferenceMap() {
 		if ref.Name == OldSelf {
 			rule.Transition = true
 		}
 	}
 	return rule, nil
+}
+
+// MaxCost is the most one evaluation of the rule can cost, estimated
+// before it runs from the largest sizes its values can have; a value
+// sizes knows no bound for is priced as unbounded.
+func (r *SelfRule) MaxCost(sizes Sizes) (uint64, error) {
+	env, err := SelfEnv()
+	if err != nil {
+		return 0, err
+	}
+	est, err := env.EstimateCost(r.ast, estimator{sizes: sizes})
+	if err != nil {
+		return 0, fmt.Errorf("cost estimation failed: %w", err)
+	}
+	return est.Max, nil
 }
