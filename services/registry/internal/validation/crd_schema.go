@@ -29,7 +29,13 @@ func validateRootSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path) field
 	default:
 		errs = append(errs, field.Invalid(p.Child("type"), s.Type, "must be object at the root"))
 	}
-	return append(errs, validateSchemaNode(s, p)...)
+	errs = append(errs, validateSchemaNode(s, p)...)
+	if len(errs) > 0 {
+		// Rules of a schema kube would refuse are not priced: their
+		// sizes would mean little.
+		return errs
+	}
+	return validateRuleCosts(s, p)
 }
 
 // validateSchemaNode checks one schema node and its children.
