@@ -52,15 +52,21 @@ func compileRules(n *node) error {
 
 // celErrors evaluates the rules on x and everything below it. old is the
 // value's counterpart in the previous object (nil when there is none), so
-// transition rules (those reading oldSelf) run only where it exists.
-func celErrors(x, old any, n *node, p *field.Path) field.ErrorList {
-	if n == nil || x == nil {
+// transition rules (those reading oldSelf) run only where it exists. All
+// the evaluations share budget: once it runs out, or one call reaches the
+// per-call limit, no further rule runs, as in kube.
+func celErrors(x, old any, n *node, p *field.Path, budget *celenv.Budget) field.ErrorList {
+	if n == nil || x == nil || budget.Exhausted() {
 		return nil
 	}
 	var errs field.ErrorList
 	for _, r := range n.rules {
-		if err := r.check(x, old, n, p); err != nil {
+		err, stop := r.check(x, old, n, p, budget)
+		if err != nil {
 			errs = append(errs, err)
+		}
+		if stop {
+			return errs
 		}
 	}
 	switch x := x.(type) {
@@ -71,12 +77,18 @@ func celErrors(x, old any, n *node, p *field.Path) field.ErrorList {
 			if oldMap != nil {
 				oldV = oldMap[k]
 			}
-			errs = append(errs, celErrors(v, oldV, n.child(k), childPath(p, k))...)
+			errs = append(errs, celErrors(v, oldV, n.child(k), childPath(p, k), budget)...)
+			if budget.Exhausted() {
+				return errs
+			}
 		}
 	case []any:
 		oldList, _ := old.([]any)
 		for i, v := range x {
-			errs = append(errs, celErrors(v, counterpart(v, oldList, n), n.item(), indexPath(p, i))...)
+			errs = append(errs, celErrors(v, counterpart(v, oldList, n), n.item(), indexPath(p, i), budget)...)
+			if budget.Exhausted() {
+				return errs
+			}
 		}
 	}
 	return errs
@@ -115,59 +127,79 @@ func sameKeys(a, b map[string]any, keys []string) bool {
 	return a != nil
 }
 
-// check evaluates one rule, returning its error when it fails.
-func (r compiledRule) check(x, old any, n *node, p *field.Path) *field.Error {
+// check evaluates one rule, returning its error when it fails, and
+// whether no further rule may run.
+func (r compiledRule) check(x, old any, n *node, p *field.Path, budget *celenv.Budget) (*field.Error, bool) {
 	if r.rule.Transition && old == nil {
-		return nil
+		return nil, false
 	}
 	vars := map[string]any{celenv.Self: x, celenv.OldSelf: old}
-	at := r.errorPath(p)
-	out, _, err := r.rule.Eval(vars)
-	if err != nil {
-		return field.Invalid(at, n.props.Type, evalFailure(r.Rule, err))
+	out, err := budget.Eval(r.rule.Program, vars)
+	switch {
+	case errors.Is(err, celenv.ErrBudgetExhausted):
+		return field.Invalid(rootOr(p), n.props.Type, outOfBudget), true
+	case celenv.IsCallCostExceeded(err):
+		return r.stopped(rootOr(p), n.props.Type, err), true
+	case err != nil:
+		return field.Invalid(r.errorPath(p), n.props.Type, fmt.Sprintf("%s: %v", ruleText(r.Rule), err)), false
 	}
 	if ok, isBool := out.Value().(bool); isBool && ok {
-		return nil
+		return nil, false
 	}
-	return r.failure(at, n.props.Type, vars)
+	return r.failure(r.errorPath(p), n.props.Type, vars, budget)
 }
 
-// evalFailure words an evaluation error as kube does, the cost limit apart.
-func evalFailure(rule string, err error) string {
-	if strings.Contains(err.Error(), "cost limit") {
-		return fmt.Sprintf("rule evaluation cost exceeded: %s", rule)
+// outOfBudget is kube's error once an object's rules have cost more than
+// RuntimeCostBudget.
+const outOfBudget = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+// stopped is kube's error of a rule stopped at the per-call limit.
+func (r compiledRule) stopped(at *field.Path, typ string, err error) *field.Error {
+	return field.Invalid(at, typ, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %s", err, r.errorString()))
+}
+
+// errorString names the rule in errors: its message, or its text.
+func (r compiledRule) errorString() string {
+	if m := strings.TrimSpace(r.Message); m != "" {
+		return m
 	}
-	return fmt.Sprintf("%s: %v", ruleText(rule), err)
+	return strings.TrimSpace(r.Rule)
 }
 
 func ruleText(rule string) string { return "failed rule: " + rule }
 
 // failure is the error of a rule that evaluated to false, with its
 // message (or messageExpression's) and reason.
-func (r compiledRule) failure(at *field.Path, typ string, vars map[string]any) *field.Error {
+func (r compiledRule) failure(at *field.Path, typ string, vars map[string]any, budget *celenv.Budget) (*field.Error, bool) {
 	msg := r.Message
 	if msg == "" {
 		msg = ruleText(r.Rule)
 	}
 	if r.message != nil {
-		if out, _, err := r.message.Eval(vars); err == nil {
+		out, err := budget.Eval(r.message.Program, vars)
+		switch {
+		case errors.Is(err, celenv.ErrBudgetExhausted):
+			return field.Invalid(at, typ, "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run"), true
+		case celenv.IsCallCostExceeded(err):
+			return field.Invalid(at, typ, fmt.Sprintf("no further validation rules will be run due to call cost exceeds limit for messageExpression: %q", r.MessageExpression)), true
+		case err == nil:
 			if s, ok := out.Value().(string); ok && strings.TrimSpace(s) != "" {
 				msg = s
 			}
 		}
 	}
 	if r.Reason == nil {
-		return field.Invalid(at, typ, msg)
+		return field.Invalid(at, typ, msg), false
 	}
 	switch *r.Reason {
 	case apiextensionsv1.FieldValueForbidden:
-		return field.Forbidden(at, msg)
+		return field.Forbidden(at, msg), false
 	case apiextensionsv1.FieldValueRequired:
-		return field.Required(at, msg)
+		return field.Required(at, msg), false
 	case apiextensionsv1.FieldValueDuplicate:
-		return field.Duplicate(at, typ)
+		return field.Duplicate(at, typ), false
 	}
-	return field.Invalid(at, typ, msg)
+	return field.Invalid(at, typ, msg), false
 }
 
 // errorPath is where a failure is reported: the node's path, extended by

@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/kubesplit/kubesplit/pkg/celenv"
 )
 
 // Validate checks an object against the schema: its OpenAPI keywords,
@@ -26,7 +28,8 @@ func (s *Schema) Validate(obj, old map[string]any) field.ErrorList {
 	if old != nil {
 		oldV = old
 	}
-	return append(errs, celErrors(obj, oldV, s.root, nil)...)
+	// One budget for all the rules of the object, kube's per-object bound.
+	return append(errs, celErrors(obj, oldV, s.root, nil, celenv.NewBudget(celenv.RuntimeCostBudget))...)
 }
 
 // blocking reports errors after which kube does not evaluate CEL rules: a
