@@ -2,6 +2,7 @@ package handler
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -75,6 +76,18 @@ func (q *request) patch() error {
 // JSON; typed is the Go type strategic merge patches follow, nil for kinds
 // without one, which do not accept them.
 func patchJSON(typed runtime.Object, kind types.PatchType, cur, patch []byte) ([]byte, error) {
+	out, err := applyPatch(typed, kind, cur, patch)
+	if err != nil {
+		return nil, err
+	}
+	return out, checkPatchedSize(out)
+}
+
+// applyPatch is patchJSON without the bound on what it produces. The work
+// of a JSON patch is bounded as it runs: its operations by
+// maxJSONPatchOps, its copies by maxPatchCopyBytes (patchlimit.go); merge
+// patches cannot copy, so produce at most the object and the patch.
+func applyPatch(typed runtime.Object, kind types.PatchType, cur, patch []byte) ([]byte, error) {
 	if err := checkDepth(patch); err != nil {
 		return nil, err
 	}
@@ -88,6 +101,11 @@ func patchJSON(typed runtime.Object, kind types.PatchType, cur, patch []byte) ([
 			return nil, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("the JSON patch has %d operations, more than %d", len(p), maxJSONPatchOps))
 		}
 		out, err := p.Apply(cur)
+		// kube answers this 422 with a generic message; the library's
+		// says which limit the patch ran into.
+		if tooMuch := new(jsonpatch.AccumulatedCopySizeError); errors.As(err, &tooMuch) {
+			return nil, apierrors.NewRequestEntityTooLargeError(err.Error())
+		}
 		if err != nil {
 			return nil, apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
 		}
@@ -120,9 +138,15 @@ func (q *request) apply(wr *write, body []byte) error {
 		return apierrors.NewBadRequest("PATCH with apply requires the fieldManager parameter")
 	}
 	force := q.r.URL.Query().Get("force") == "true"
+	if err := checkYAMLExpansion(body, maxPatchedBytes); err != nil {
+		return err
+	}
 	data, err := yaml.YAMLToJSON(body)
 	if err != nil {
 		return apierrors.NewBadRequest("the apply body is not valid YAML: " + err.Error())
+	}
+	if err := checkPatchedSize(data); err != nil {
+		return err
 	}
 	intent, strictErrs, err := applyIntent(q.res, data)
 	if err != nil {
