@@ -204,18 +204,6 @@ func checkDepth(data []byte) error {
 	return nil
 }
 
-// fieldValidationMode reads ?fieldValidation; kube's default is Warn.
-func fieldValidationMode(r *http.Request) (string, error) {
-	switch v := r.URL.Query().Get("fieldValidation"); v {
-	case "":
-		return "Warn", nil
-	case "Ignore", "Warn", "Strict":
-		return v, nil
-	default:
-		return "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation must be one of Ignore, Warn or Strict, not %q", v))
-	}
-}
-
 // fieldProblems applies the fieldValidation mode to unknown and duplicate
 // field errors.
 func fieldProblems(mode string, errs []error) ([]string, error) {

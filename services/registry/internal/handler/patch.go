@@ -137,7 +137,7 @@ func (q *request) apply(wr *write, body []byte) error {
 	if q.r.URL.Query().Get("fieldManager") == "" {
 		return apierrors.NewBadRequest("PATCH with apply requires the fieldManager parameter")
 	}
-	force := q.r.URL.Query().Get("force") == "true"
+	force := wr.force
 	if err := checkYAMLExpansion(body, maxPatchedBytes); err != nil {
 		return err
 	}

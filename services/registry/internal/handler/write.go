@@ -22,6 +22,7 @@ type write struct {
 	mode     string // fieldValidation
 	dryRun   bool
 	manager  string
+	force    bool // apply's ?force
 	warnings []string
 }
 
@@ -30,19 +31,19 @@ func (q *request) newWrite() (*write, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode, err := fieldValidationMode(q.r)
+	opts, err := q.writeQuery()
 	if err != nil {
 		return nil, err
 	}
-	dryRun, err := dryRun(q.r)
-	if err != nil {
-		return nil, err
+	mode := opts.fieldValidation
+	if mode == "" {
+		mode = metav1.FieldValidationWarn // kube's default
 	}
-	v := q.r.URL.Query()
-	return &write{out: out, mode: mode, dryRun: dryRun, manager: managerName(v.Get("fieldManager"), q.r.UserAgent())}, nil
+	return &write{out: out, mode: mode, dryRun: opts.dryRun, force: opts.force,
+		manager: managerName(opts.fieldManager, q.r.UserAgent())}, nil
 }
 
-// dryRun reads ?dryRun: All or nothing.
+// dryRun reads a delete's ?dryRun: All or nothing.
 func dryRun(r *http.Request) (bool, error) {
 	values := r.URL.Query()["dryRun"]
 	for _, v := range values {
