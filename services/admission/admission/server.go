@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/health"
@@ -70,9 +67,6 @@ func routes(l *Local, verifier *identity.Verifier) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST "+pkgadmission.MutatingPath, asserted(pkgadmission.NewAdmissionReviewHandler(l.Mutating())))
 	mux.Handle("POST "+pkgadmission.ValidatingPath, asserted(pkgadmission.NewAdmissionReviewHandler(l.Validating())))
-	for _, p := range []string{pkgadmission.MutatingPath, pkgadmission.ValidatingPath} {
-		mux.HandleFunc(p, methodNotAllowed)
-	}
 	// The rules say which requests the reviews are worth asking for; they
 	// name the plugins' interests, so only the registry may read them.
 	// Rules follow the webhook configurations, so each fetch gets them
@@ -80,10 +74,7 @@ func routes(l *Local, verifier *identity.Verifier) http.Handler {
 	mux.Handle(pkgadmission.RulesPath, asserted(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pkgadmission.NewRulesHandler(l.Rules()).ServeHTTP(w, r)
 	})))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "", 0, false))
-	})
-	return health.Probes(nil, []health.Check{{Name: "informers-synced", Func: l.ready}})(mux)
+	return health.Probes(nil, []health.Check{{Name: "informers-synced", Func: l.ready}})(apierror.ServeMux(mux))
 }
 
 // Local is the plugins the server serves.
@@ -96,11 +87,4 @@ func (s *Server) Close() {
 	// the registry, which may ask this server, so it must still answer.
 	s.local.Close()
 	s.Server.Close()
-}
-
-// methodNotAllowed answers a review path asked with another method than
-// POST with a Status, as kube does, rather than the mux's plain text.
-func methodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Allow", http.MethodPost)
-	apierror.Write(w, apierrors.NewMethodNotSupported(schema.GroupResource{Group: "admission.k8s.io", Resource: "admissionreviews"}, r.Method))
 }

@@ -3,9 +3,6 @@ package authn
 import (
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
@@ -38,16 +35,10 @@ func newRouter(h handlers) http.Handler {
 	api.HandleFunc("GET /apis", groupListHandler)
 	api.HandleFunc("GET /apis/authentication.k8s.io", groupHandler)
 	api.HandleFunc("GET /apis/authentication.k8s.io/v1", resourceListHandler)
-	api.HandleFunc("/", notFound)
 
 	open := http.NewServeMux()
 	open.Handle(oidc.DiscoveryPath, h.oidcDocs)
 	open.Handle(serviceaccount.JWKSPath, h.oidcDocs)
-	open.Handle("/", identity.Require(h.verifier)(api))
+	open.Handle("/", identity.Require(h.verifier)(apierror.ServeMux(api)))
 	return health.Probes(nil, h.ready)(open)
-}
-
-// notFound answers an unknown API path as kube-apiserver does.
-func notFound(w http.ResponseWriter, r *http.Request) {
-	apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "the server could not find the requested resource", 0, false))
 }

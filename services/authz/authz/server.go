@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/health"
@@ -84,10 +81,7 @@ func routes(e engines, v *identity.Verifier, revisions http.Handler) http.Handle
 	mux.Handle("POST "+LocalSubjectAccessReviewPattern, asserted(newLocalSubjectAccessReviewHandler(e.authorizer)))
 	handleDiscovery(mux, asserted)
 	mux.Handle("GET "+revision.Path, asserted(revisions))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		apierror.Write(w, apierrors.NewGenericServerResponse(http.StatusNotFound, r.Method, schema.GroupResource{}, "", "", 0, false))
-	})
-	return health.Probes(nil, e.checks)(mux)
+	return health.Probes(nil, e.checks)(apierror.ServeMux(mux))
 }
 
 // Authorizer is the stage in process: the chain of engines the

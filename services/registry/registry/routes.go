@@ -10,8 +10,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
@@ -25,6 +28,11 @@ const KubernetesVersion = "v1.37.2"
 func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	// chi's own refusals carry no body; clients expect a Status.
+	r.NotFound(func(w http.ResponseWriter, req *http.Request) { apierror.Write(w, apierror.NotFoundPath(req.Method)) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		apierror.Write(w, apierrors.NewMethodNotSupported(schema.GroupResource{}, req.Method))
+	})
 	etcdCheck := health.Check{Name: "etcd", Func: s.pingEtcd}
 	cacheCheck := health.Check{Name: "informer-sync", Func: func(context.Context) error {
 		if !s.storesReady() {

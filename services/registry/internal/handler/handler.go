@@ -102,7 +102,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// names no object, so nothing is served for it.
 	if !ok || len(info.Parts) > 3 || (info.Subresource != "" && !s.Info().HasSubresource(info.Subresource)) ||
 		!info.ScopeMatches(s.Info().Namespaced) {
-		apierror.Write(w, notFoundPath(info.Path))
+		apierror.Write(w, apierror.NotFoundPath(r.Method))
 		return
 	}
 	user, _ := identity.UserFrom(r.Context())
@@ -152,11 +152,6 @@ func (q *request) dispatch() error {
 		return q.deleteCollection()
 	}
 	return apierrors.NewMethodNotSupported(q.groupResource(), q.r.Method)
-}
-
-func notFoundPath(path string) error {
-	return apierrors.NewGenericServerResponse(http.StatusNotFound, "", schema.GroupResource{}, "",
-		"the server could not find the requested resource", 0, false)
 }
 
 // request is one resource request in flight.
