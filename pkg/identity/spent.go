@@ -33,7 +33,11 @@ func singleUse(method string) bool {
 // assertions whose signature was verified get here, so only the signer can
 // fill it; when full it refuses (ErrBusy) rather than forget an id that
 // could then be replayed. Expired ids leave in expiry order, from a heap,
-// so each use costs O(log n) whatever the load.
+// so each use costs O(log n) whatever the load. Each replica of a backend
+// remembers its own: a write replayed to another replica within the
+// lifetime is not caught here, but the body binding still holds it to
+// the very write that was asserted, and TLS on every hop keeps it from
+// being captured.
 type spent struct {
 	mu  sync.Mutex
 	max int
