@@ -1,14 +1,9 @@
 package handler
 
 import (
-	"fmt"
 	"net/http"
-	"strconv"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
@@ -69,38 +64,4 @@ func (q *request) list() error {
 	}
 	q.written = true
 	return writeList(q.w, q.res, res, out, q.tableOptions())
-}
-
-// listOptions reads a list's query parameters.
-func (q *request) listOptions() (storage.ListOptions, error) {
-	v := q.r.URL.Query()
-	sel, err := selector(v.Get("labelSelector"), v.Get("fieldSelector"))
-	if err != nil {
-		return storage.ListOptions{}, err
-	}
-	opts := storage.ListOptions{ReadOptions: q.readOptions(), Selector: sel, Continue: v.Get("continue")}
-	if l := v.Get("limit"); l != "" {
-		n, err := strconv.ParseInt(l, 10, 64)
-		if err != nil || n < 0 {
-			return opts, apierrors.NewBadRequest(fmt.Sprintf("limit must be a non-negative integer, not %q", l))
-		}
-		opts.Limit = n
-	}
-	if opts.Continue != "" && opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-		return opts, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
-	}
-	return opts, nil
-}
-
-// selector parses label and field selectors, answering 400 for bad ones.
-func selector(label, field string) (storage.Selector, error) {
-	lbl, err := labels.Parse(label)
-	if err != nil {
-		return storage.Selector{}, apierrors.NewBadRequest("unable to parse labelSelector: " + err.Error())
-	}
-	fld, err := fields.ParseSelector(field)
-	if err != nil {
-		return storage.Selector{}, apierrors.NewBadRequest("unable to parse fieldSelector: " + err.Error())
-	}
-	return storage.Selector{Label: lbl, Field: fld}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -36,7 +35,11 @@ func (q *request) watch() error {
 	if out.media == mediaYAML {
 		out.media = mediaJSON // kube streams JSON to YAML clients too
 	}
-	lopts, err := q.listOptions()
+	query, err := q.listQuery()
+	if err != nil {
+		return err
+	}
+	lopts, err := storeListOptions(query)
 	if err != nil {
 		return err
 	}
@@ -45,14 +48,9 @@ func (q *request) watch() error {
 		// object: watch only it, as kube does.
 		lopts.Selector.Field = fields.AndSelectors(lopts.Selector.Field, fields.OneTermEqualSelector("metadata.name", q.info.Name))
 	}
-	v := q.r.URL.Query()
-	opts := storage.WatchOptions{ReadOptions: lopts.ReadOptions, Selector: lopts.Selector}
-	if s := v.Get("sendInitialEvents"); s != "" {
-		b := s == "true"
-		opts.SendInitialEvents = &b
-	}
-	bookmarks := v.Get("allowWatchBookmarks") == "true"
-	ctx, cancel := watchContext(q.r)
+	opts := storage.WatchOptions{ReadOptions: lopts.ReadOptions, Selector: lopts.Selector, SendInitialEvents: query.SendInitialEvents}
+	bookmarks := query.AllowWatchBookmarks
+	ctx, cancel := context.WithTimeout(q.r.Context(), watchTimeout(query.TimeoutSeconds))
 	defer cancel()
 	w, err := q.store.Watch(ctx, q.info.Namespace, opts)
 	if err != nil {
@@ -103,18 +101,6 @@ func (q *request) stream(ctx context.Context, w *storage.Watch, enc *watchEncode
 			return nil
 		}
 	}
-}
-
-// watchContext bounds a watch by ?timeoutSeconds or, as kube does, a random
-// 30 to 60 minutes, so watchers spread their reconnects.
-func watchContext(r *http.Request) (context.Context, context.CancelFunc) {
-	timeout := 30*time.Minute + time.Duration(rand.Int64N(int64(30*time.Minute)))
-	if s := r.URL.Query().Get("timeoutSeconds"); s != "" {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
-			timeout = time.Duration(n) * time.Second
-		}
-	}
-	return context.WithTimeout(r.Context(), timeout)
 }
 
 // watchEncoder writes watch events in the negotiated format.
