@@ -1,6 +1,7 @@
 package celenv
 
 import (
+	"context"
 	"errors"
 
 	"github.com/google/cel-go/cel"
@@ -8,8 +9,8 @@ import (
 )
 
 // ErrBudgetExhausted is the error of an evaluation that cost more than
-// what was left of its Budget.
-var ErrBudgetExhausted = errors.New("running out of cost budget")
+// what was left of its Budget, worded as kube's.
+var ErrBudgetExhausted = errors.New("validation failed due to running out of cost budget, no further validation rules will be run")
 
 // Budget is what a series of evaluations may cost in all, as kube bounds
 // the rules of one custom resource, or the expressions of one policy
@@ -28,10 +29,15 @@ func (b *Budget) Exhausted() bool { return b.remaining == 0 }
 // what is left empties the budget and answers ErrBudgetExhausted, its
 // result dropped, as kube does; an exhausted budget evaluates nothing.
 func (b *Budget) Eval(prg cel.Program, vars any) (ref.Val, error) {
+	return b.EvalContext(context.Background(), prg, vars)
+}
+
+// EvalContext is Eval, ending the evaluation early when ctx is done.
+func (b *Budget) EvalContext(ctx context.Context, prg cel.Program, vars any) (ref.Val, error) {
 	if b.Exhausted() {
 		return nil, ErrBudgetExhausted
 	}
-	out, det, err := prg.Eval(vars)
+	out, det, err := prg.ContextEval(ctx, vars)
 	var cost uint64
 	if det != nil && det.ActualCost() != nil {
 		cost = *det.ActualCost()
