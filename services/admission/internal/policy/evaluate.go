@@ -45,22 +45,28 @@ type inputs map[string]any
 // when none): its match conditions, then its validations and audit
 // annotations, with variables computed once each.
 func (c *compiled) evaluate(in inputs, param any) evaluation {
+	// Every expression of one binding and param shares kube's runtime
+	// budget, so that many cheap calls cannot add up to seconds.
+	budget := celenv.NewBudget(celenv.RuntimeCostBudget)
 	vars := map[string]any{}
 	for k, v := range in {
 		vars[k] = v
 	}
 	vars[celenv.Params] = param
-	vars[celenv.Variables] = c.variableValues(vars)
+	vars[celenv.Variables] = c.variableValues(vars, budget)
 	var out evaluation
-	if ok, err := c.conditionsMatch(vars); err != nil {
+	if ok, err := c.conditionsMatch(vars, budget); err != nil {
 		return c.onError(out, err)
 	} else if !ok {
 		return out
 	}
 	for i, v := range c.validations {
-		d, err := v.decide(vars)
+		d, err := v.decide(vars, budget)
 		if err != nil {
 			out = c.onError(out, err)
+			if budget.Exhausted() {
+				return out
+			}
 			continue
 		}
 		if d.failed {
@@ -68,7 +74,7 @@ func (c *compiled) evaluate(in inputs, param any) evaluation {
 			out.failures = append(out.failures, d)
 		}
 	}
-	return c.annotate(out, vars)
+	return c.annotate(out, vars, budget)
 }
 
 // onError is an expression error under the policy's failurePolicy: a
@@ -102,11 +108,11 @@ func errorDecision(err error) decision {
 // the ones before it. A variable whose expression fails holds the error,
 // which fails only the expressions that use it, as kube's lazily
 // computed variables do.
-func (c *compiled) variableValues(vars map[string]any) ref.Val {
+func (c *compiled) variableValues(vars map[string]any, budget *celenv.Budget) ref.Val {
 	values := map[string]ref.Val{}
 	vars[celenv.Variables] = types.NewStringInterfaceMap(types.DefaultTypeAdapter, map[string]any{})
 	for _, v := range c.variables {
-		val, _, err := v.prg.Eval(vars)
+		val, err := budget.Eval(v.prg, vars)
 		if err != nil {
 			val = types.NewErr("variable %q: %v", v.name, err)
 		}
@@ -126,10 +132,10 @@ func refMap(values map[string]ref.Val) ref.Val {
 
 // conditionsMatch evaluates the match conditions: all true, or false as
 // soon as one is false; an error only if none is false, as in kube.
-func (c *compiled) conditionsMatch(vars map[string]any) (bool, error) {
+func (c *compiled) conditionsMatch(vars map[string]any, budget *celenv.Budget) (bool, error) {
 	var firstErr error
 	for _, m := range c.matchConditions {
-		val, _, err := m.prg.Eval(vars)
+		val, err := budget.Eval(m.prg, vars)
 		switch {
 		case err != nil:
 			if firstErr == nil {
@@ -148,8 +154,8 @@ func (c *compiled) conditionsMatch(vars map[string]any) (bool, error) {
 
 // decide evaluates one validation; an error is for failurePolicy to
 // decide on.
-func (v *validation) decide(vars map[string]any) (decision, error) {
-	val, _, err := v.prg.Eval(vars)
+func (v *validation) decide(vars map[string]any, budget *celenv.Budget) (decision, error) {
+	val, err := budget.Eval(v.prg, vars)
 	if err != nil {
 		return decision{}, fmt.Errorf("expression '%s' resulted in error: %w", strings.TrimSpace(v.Expression), err)
 	}
@@ -160,14 +166,14 @@ func (v *validation) decide(vars map[string]any) (decision, error) {
 	if v.Reason != nil {
 		reason = *v.Reason
 	}
-	return decision{failed: true, message: v.failureMessage(vars), reason: reason}, nil
+	return decision{failed: true, message: v.failureMessage(vars, budget), reason: reason}, nil
 }
 
 // failureMessage is kube's choice: the messageExpression's result when it
 // is a usable one-line string, else message, else the expression.
-func (v *validation) failureMessage(vars map[string]any) string {
+func (v *validation) failureMessage(vars map[string]any, budget *celenv.Budget) string {
 	if v.message != nil {
-		if val, _, err := v.message.Eval(vars); err == nil {
+		if val, err := budget.Eval(v.message, vars); err == nil {
 			if s, ok := val.Value().(string); ok {
 				s = strings.TrimSpace(s)
 				if s != "" && len(s) <= maxMessageBytes && !strings.Contains(s, "\n") {
@@ -185,9 +191,9 @@ func (v *validation) failureMessage(vars map[string]any) string {
 // annotate evaluates the audit annotations: a non-empty string is
 // published under "<policy>/<key>", null or "" is left out, anything else
 // is an error under failurePolicy.
-func (c *compiled) annotate(out evaluation, vars map[string]any) evaluation {
+func (c *compiled) annotate(out evaluation, vars map[string]any, budget *celenv.Budget) evaluation {
 	for _, a := range c.annotations {
-		val, _, err := a.prg.Eval(vars)
+		val, err := budget.Eval(a.prg, vars)
 		if err != nil {
 			out = c.annotationError(out, fmt.Errorf("valueExpression '%s' resulted in error: %w", a.expr, err))
 			continue

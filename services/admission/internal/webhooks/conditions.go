@@ -54,9 +54,11 @@ func (c *conditions) match(ctx context.Context, vars func() (map[string]any, err
 	if err != nil {
 		return false, err
 	}
+	// The conditions of one call share kube's runtime budget.
+	budget := celenv.NewBudget(celenv.RuntimeCostBudget)
 	var errs []error
 	for _, p := range c.programs {
-		out, _, err := p.prg.ContextEval(ctx, in)
+		out, err := budget.EvalContext(ctx, p.prg, in)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("matchCondition %q: %w", p.name, err))
 			continue
