@@ -60,6 +60,11 @@ func ValidateCustomResourceDefinition(obj, old *unstructured.Unstructured) field
 	errs = append(errs, oneOf(spec.Scope, p.Child("scope"), apiextensionsv1.ClusterScoped, apiextensionsv1.NamespaceScoped)...)
 	errs = append(errs, validateCRDNames(&spec.Names, p.Child("names"))...)
 	errs = append(errs, validateCRDVersions(spec.Versions, p.Child("versions"))...)
+	if len(errs) == 0 {
+		// Rules of a schema kube would refuse are not priced: their
+		// sizes would mean little.
+		errs = append(errs, validateVersionRuleCosts(spec.Versions, oldCRD, p.Child("versions"))...)
+	}
 	errs = append(errs, validateCRDConversion(spec.Conversion, p.Child("conversion"))...)
 	if spec.PreserveUnknownFields {
 		errs = append(errs, field.Invalid(p.Child("preserveUnknownFields"), true,

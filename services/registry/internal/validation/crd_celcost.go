@@ -5,10 +5,39 @@ import (
 	"sort"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesplit/kubesplit/pkg/celenv"
 )
+
+// validateVersionRuleCosts prices the rules of each version's schema. A
+// version whose schema an update leaves as it was is not priced again, as
+// in kube: a CRD accepted before the limits (or before a change in how
+// rules are priced) stays updatable.
+func validateVersionRuleCosts(versions []apiextensionsv1.CustomResourceDefinitionVersion, old *apiextensionsv1.CustomResourceDefinition, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, v := range versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || unchangedSchema(v, old) {
+			continue
+		}
+		errs = append(errs, validateRuleCosts(v.Schema.OpenAPIV3Schema, p.Index(i).Child("schema", "openAPIV3Schema"))...)
+	}
+	return errs
+}
+
+// unchangedSchema reports whether old has version v with the same schema.
+func unchangedSchema(v apiextensionsv1.CustomResourceDefinitionVersion, old *apiextensionsv1.CustomResourceDefinition) bool {
+	if old == nil {
+		return false
+	}
+	for _, o := range old.Spec.Versions {
+		if o.Name == v.Name {
+			return equality.Semantic.DeepEqual(o.Schema, v.Schema)
+		}
+	}
+	return false
+}
 
 // validateRuleCosts refuses a schema whose x-kubernetes-validations could
 // cost more than kube allows, as kube does when a CRD is written: each

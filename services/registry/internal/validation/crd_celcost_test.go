@@ -37,6 +37,17 @@ func TestCRDRuleCosts(t *testing.T) {
 		t.Errorf("the nested rule over an unbounded list: %v", errs)
 	}
 
+	// An update that leaves the schema as it was is not priced again, so
+	// a CRD stored before the limits stays updatable; one that adds the
+	// rule is priced.
+	costly := with(t, base, withItems(nil, nested)...)
+	if errs := ValidateCustomResourceDefinition(costly, costly); len(errs) != 0 {
+		t.Errorf("an update keeping the costly schema: %v", errs)
+	}
+	if errs := ValidateCustomResourceDefinition(costly, base); len(errs) == 0 {
+		t.Errorf("an update adding the costly rule was accepted")
+	}
+
 	// Ten items of at most 64 characters: cheap enough.
 	bounded := map[string]any{"maxItems": int64(10), "maxLength": int64(64)}
 	if errs := ValidateCustomResourceDefinition(with(t, base, withItems(bounded, nested)...), nil); len(errs) != 0 {

@@ -29,13 +29,7 @@ func validateRootSchema(s *apiextensionsv1.JSONSchemaProps, p *field.Path) field
 	default:
 		errs = append(errs, field.Invalid(p.Child("type"), s.Type, "must be object at the root"))
 	}
-	errs = append(errs, validateSchemaNode(s, p)...)
-	if len(errs) > 0 {
-		// Rules of a schema kube would refuse are not priced: their
-		// sizes would mean little.
-		return errs
-	}
-	return validateRuleCosts(s, p)
+	return append(errs, validateSchemaNode(s, p)...)
 }
 
 // validateSchemaNode checks one schema node and its children.
