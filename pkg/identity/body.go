@@ -9,9 +9,10 @@ import (
 	"net/http"
 )
 
-// MaxBodyBytes is the largest body a signed request may carry: the signer
-// must hold a body whole to digest it before sending, and no backend
-// accepts more (kube-apiserver's limit for a request is 3 MiB).
+// MaxBodyBytes is the largest body SetHeader reads into memory to digest
+// it before sending, and so the largest a client can stream through the
+// aggregator: no backend accepts more (kube-apiserver's limit for a
+// request is 3 MiB).
 const MaxBodyBytes = 3 << 20
 
 // ErrBodyTooLarge means a request's body is over the limit it was read
@@ -34,7 +35,9 @@ func hasBody(r *http.Request) bool {
 
 // bodyDigest is the sha256 of r's body, read through r.GetBody so that
 // r.Body is left for the transport to send. A body that cannot be read
-// again is an error: BufferBody makes it readable again.
+// again is an error: BufferBody makes it readable again. One that can is
+// hashed whatever its size, as it streams: its sender holds it already,
+// and the backend's limit is for the backend to answer.
 func bodyDigest(r *http.Request) (string, error) {
 	if !hasBody(r) {
 		return emptyBodyDigest, nil
@@ -48,12 +51,8 @@ func bodyDigest(r *http.Request) (string, error) {
 	}
 	defer body.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(body, MaxBodyBytes+1))
-	if err != nil {
+	if _, err := io.Copy(h, body); err != nil {
 		return "", fmt.Errorf("identity: digesting the body: %w", err)
-	}
-	if n > MaxBodyBytes {
-		return "", fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, MaxBodyBytes)
 	}
 	return b64(h.Sum(nil)), nil
 }
