@@ -148,7 +148,7 @@ func TestBadInput(t *testing.T) {
 		{name: "unsupported field selector", method: "GET", path: cms + "?fieldSelector=data.k%3Dv",
 			code: 400, reason: metav1.StatusReasonBadRequest, message: "data.k"},
 		{name: "bad propagation policy", method: "DELETE", path: cms + "/existing?propagationPolicy=Sideways",
-			code: 400, reason: metav1.StatusReasonBadRequest},
+			code: 422, reason: metav1.StatusReasonInvalid, cause: "propagationPolicy"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -176,7 +176,7 @@ func TestBadRequestsChangeNothing(t *testing.T) {
 		{"apply malformed", "PATCH", cmPath + "/a?fieldManager=m", applyCT, "metadata: [\n", 400},
 		{"apply renames", "PATCH", cmPath + "/a?fieldManager=m", applyCT, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n", 400},
 		{"delete stale precondition", "DELETE", cmPath + "/a", jsonCT, `{"preconditions":{"resourceVersion":"` + stale + `"}}`, 409},
-		{"delete bad options", "DELETE", cmPath + "/a", jsonCT, `{"propagationPolicy":"Sometimes"}`, 400},
+		{"delete bad options", "DELETE", cmPath + "/a", jsonCT, `{"propagationPolicy":"Sometimes"}`, 422},
 		{"delete malformed options", "DELETE", cmPath + "/a", jsonCT, `{"preconditions":`, 400},
 		{"delete of missing", "DELETE", cmPath + "/missing", jsonCT, "", 404},
 		{"deletecollection bad selector", "DELETE", cmPath + "?labelSelector=a%3D%3D%3Db", jsonCT, "", 400},

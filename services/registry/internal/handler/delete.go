@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
@@ -56,19 +57,13 @@ func (q *request) deleteOptions() (*metav1.DeleteOptions, error) {
 		}
 		opts.GracePeriodSeconds = &n
 	}
-	if d, err := dryRun(q.r); err != nil {
-		return nil, err
-	} else if d {
-		opts.DryRun = []string{metav1.DryRunAll}
+	if d, ok := v["dryRun"]; ok {
+		opts.DryRun = d
 	}
-	if p := opts.PropagationPolicy; p != nil {
-		switch *p {
-		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
-		default:
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("propagationPolicy %q is not one of Background, Foreground, Orphan", *p))
-		}
-	}
-	return opts, nil
+	// Kube's checks of the options, from the body or the query: a dryRun
+	// other than All, an unknown propagationPolicy, or one beside
+	// orphanDependents is 422 Invalid, as kube answers.
+	return opts, invalidOptions("DeleteOptions", validation.ValidateDeleteOptions(opts))
 }
 
 func (q *request) delete() error {

@@ -43,17 +43,6 @@ func (q *request) newWrite() (*write, error) {
 		manager: managerName(opts.fieldManager, q.r.UserAgent())}, nil
 }
 
-// dryRun reads a delete's ?dryRun: All or nothing.
-func dryRun(r *http.Request) (bool, error) {
-	values := r.URL.Query()["dryRun"]
-	for _, v := range values {
-		if v != metav1.DryRunAll {
-			return false, apierrors.NewBadRequest(fmt.Sprintf("unsupported dry run value %q: only All is supported", v))
-		}
-	}
-	return len(values) > 0, nil
-}
-
 // finish sends the stored object with any warnings.
 func (q *request) finish(wr *write, code int, obj *storage.Object) error {
 	q.writeWarnings(wr.warnings)

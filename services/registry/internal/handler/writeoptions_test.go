@@ -92,3 +92,28 @@ func TestApplyForceIsKubesBoolean(t *testing.T) {
 		}
 	}
 }
+
+// A delete's options, from its body or its query, get kube's checks too:
+// 422 Invalid for DeleteOptions, and nothing deleted.
+func TestDeleteOptionsAreValidated(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"a"}}`, http.StatusCreated)
+	for _, c := range []struct{ name, path, body, field string }{
+		{"dryRun other than All", "/a?dryRun=Some", "", "dryRun"},
+		{"dryRun other than All in the body", "/a", `{"dryRun":["Bogus"]}`, "dryRun"},
+		{"dryRun other than All on a collection", "?dryRun=Some", "", "dryRun"},
+		{"unknown propagationPolicy", "/a?propagationPolicy=Sideways", "", "propagationPolicy"},
+		{"unknown propagationPolicy in the body", "/a", `{"propagationPolicy":"Sometimes"}`, "propagationPolicy"},
+		{"orphanDependents beside propagationPolicy", "/a", `{"orphanDependents":true,"propagationPolicy":"Background"}`, "propagationPolicy"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := e.etcdState()
+			resp, data := e.do("DELETE", cmPath+c.path, c.body)
+			s := status(t, resp, data, http.StatusUnprocessableEntity, metav1.StatusReasonInvalid)
+			if s.Details == nil || s.Details.Kind != "DeleteOptions" || len(s.Details.Causes) == 0 || s.Details.Causes[0].Field != c.field {
+				t.Errorf("Status details %+v, want DeleteOptions naming %s", s.Details, c.field)
+			}
+			e.untouched(before, c.name)
+		})
+	}
+}
