@@ -33,11 +33,21 @@ type Aggregator struct {
 // when the test ends.
 func StartAggregator(t testing.TB, args ...string) *Aggregator {
 	t.Helper()
+	return startAggregator(t, 0, args)
+}
+
+// startAggregator is StartAggregator with an open-file limit (see
+// launchLimited).
+func startAggregator(t testing.TB, openFiles int, args []string) *Aggregator {
+	t.Helper()
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
-	p := launch(t, "aggregator", append([]string{"--bind-address", "127.0.0.1:0", "--cert-dir", certs}, args...))
+	p := launchLimited(t, "aggregator", openFiles, append([]string{"--bind-address", "127.0.0.1:0", "--cert-dir", certs}, args...))
 	return &Aggregator{URL: p.url, CAFile: filepath.Join(certs, "ca.crt"), dir: dir, proc: p}
 }
+
+// PID is the aggregator's process id, to read what it uses from /proc.
+func (a *Aggregator) PID() int { return a.proc.PID() }
 
 // Kubeconfig writes a kubeconfig for the aggregator, trusting its CA,
 // with token as the bearer token (none when empty), and returns its path.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,9 @@ const (
 	// stopTimeout bounds the wait for a clean exit after SIGTERM.
 	stopTimeout = 20 * time.Second
 )
+
+// PID is the binary's process id.
+func (p *process) PID() int { return p.cmd.Process.Pid }
 
 // process is one service binary started by a test.
 type process struct {
@@ -40,12 +44,24 @@ type process struct {
 // if the test failed.
 func launch(t testing.TB, name string, args []string, extra ...*os.File) *process {
 	t.Helper()
+	return launchLimited(t, name, 0, args, extra...)
+}
+
+// launchLimited is launch with the binary's open-file limit (soft and
+// hard) set to openFiles when positive: a flood test fills a small one
+// cheaply. The shell sets it and execs the binary, which keeps its PID.
+func launchLimited(t testing.TB, name string, openFiles int, args []string, extra ...*os.File) *process {
+	t.Helper()
 	path, err := binary(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	addrFile := filepath.Join(t.TempDir(), "addr")
-	cmd := exec.Command(path, append([]string{"--address-file", addrFile}, args...)...)
+	args = append([]string{path, "--address-file", addrFile}, args...)
+	if openFiles > 0 {
+		args = append([]string{"/bin/sh", "-c", `ulimit -n "$0" && exec "$@"`, strconv.Itoa(openFiles)}, args...)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.ExtraFiles = extra
 	p := &process{name: name, cmd: cmd, logs: &logBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs

@@ -38,6 +38,9 @@ type StackOptions struct {
 	// TLS makes every hop between the services HTTPS, with certificates
 	// from a CA of the test's own, as deploys run them.
 	TLS bool
+	// AggregatorOpenFiles, when positive, is the aggregator's open-file
+	// limit: what a flood of connections runs into.
+	AggregatorOpenFiles int
 }
 
 // Stack is the whole split composition of hack/run.sh, started by a test:
@@ -73,11 +76,11 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 		t.Fatal(err)
 	}
 	tokens, own := s.writeTokens(t, dir, opts.Users)
-	s.Aggregator = StartAggregator(t, append([]string{
+	s.Aggregator = startAggregator(t, opts.AggregatorOpenFiles, append([]string{
 		"--identity-key-file", aggKey, "--token-auth-file", tokens, "--authorization-mode", "Webhook",
 		"--registry-url", scheme + s.Addr[StageRegistry], "--authn-url", scheme + s.Addr[StageAuthn],
 		"--authz-url", scheme + s.Addr[StageAuthz],
-	}, append(tlsArgs.client("--upstream-ca-file"), opts.Args[StageAggregator]...)...)...)
+	}, append(tlsArgs.client("--upstream-ca-file"), opts.Args[StageAggregator]...)...))
 	admissionKey := filepath.Join(dir, "registry-admission.key")
 	if err := identity.GenerateKeyFiles(admissionKey, admissionKey+".pub"); err != nil {
 		t.Fatal(err)
