@@ -39,10 +39,15 @@ stack_dir() {
 # (admin.kubeconfig) and of the services that reach the API at <url>:
 # authn, authz and admission watch it (system:masters, which the
 # aggregator allows without asking authz, so start-up cannot deadlock),
-# and every backend asks it who may read its /metrics. Made once, kept.
+# and every backend asks it who may read its /metrics. Made once, kept,
+# unless the stack moved to another port: then the kubeconfigs would
+# point at the old one, so the whole set is made anew.
 stack_tokens() {
   local dir
   dir=$(stack_dir "$1")
+  if [ -f "$dir/admin.kubeconfig" ] && ! grep -qx "    server: $2" "$dir/admin.kubeconfig"; then
+    rm -f "$dir/ca.crt"
+  fi
   "${BIN:-bin}/kubesplit-certs" --dir "$dir" --internal-url "$2" --public-url "$2" >/dev/null
 }
 
