@@ -40,57 +40,60 @@ func writeObject(w http.ResponseWriter, code int, info *resource.Info, obj *stor
 	return writeRaw(w, code, out.media, obj.JSON, info.GroupVersionKind())
 }
 
-// writeList sends a page of a list.
+// writeList sends a page of a list. Every format but YAML and protobuf's
+// metadata-only view is streamed (liststream.go).
 func writeList(w http.ResponseWriter, info *resource.Info, res *storage.ListResult, out output, opts tableOptions) error {
 	rv := strconv.FormatInt(res.Rev, 10)
+	meta := metav1.ListMeta{ResourceVersion: rv, Continue: res.Continue, RemainingItemCount: res.Remaining}
 	switch out.as {
 	case "Table":
-		return writeJSONValue(w, http.StatusOK, table(info, res.Items, rv, res.Continue, opts))
+		return streamTable(w, info, res, rv, opts)
 	case "PartialObjectMetadataList", "PartialObjectMetadata":
+		if out.media == mediaJSON {
+			return streamPartialList(w, res, meta)
+		}
 		list := &metav1.PartialObjectMetadataList{
 			TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/v1"},
-			ListMeta: metav1.ListMeta{ResourceVersion: rv, Continue: res.Continue, RemainingItemCount: res.Remaining},
+			ListMeta: meta,
 		}
 		for _, item := range res.Items {
 			list.Items = append(list.Items, *partialMetadata(item))
 		}
 		return writeTyped(w, http.StatusOK, out.media, list)
 	}
-	if out.media == mediaProtobuf {
-		data, err := listProto(info, res, metav1.ListMeta{ResourceVersion: rv, Continue: res.Continue, RemainingItemCount: res.Remaining})
-		if err != nil {
-			return err
-		}
-		return send(w, http.StatusOK, mediaProtobuf, data)
+	switch out.media {
+	case mediaProtobuf:
+		return streamListProto(w, info, res, meta)
+	case mediaJSON:
+		return streamListJSON(w, info, res, meta)
 	}
-	return writeRaw(w, http.StatusOK, out.media, listJSON(info, res), info.GroupVersion().WithKind(info.ListKind()))
+	data, err := listJSON(info, meta, res.Items)
+	if err != nil {
+		return err
+	}
+	return writeRaw(w, http.StatusOK, out.media, data, info.GroupVersion().WithKind(info.ListKind()))
 }
 
-// listJSON assembles a list from its items' encoded bytes, so a list costs
-// no encoding beyond a copy.
-func listJSON(info *resource.Info, res *storage.ListResult) []byte {
-	meta, _ := json.Marshal(metav1.ListMeta{ResourceVersion: strconv.FormatInt(res.Rev, 10), Continue: res.Continue, RemainingItemCount: res.Remaining})
-	size := 128 + len(meta)
-	for _, item := range res.Items {
+// listJSON assembles a list from its items' encoded bytes, for YAML.
+func listJSON(info *resource.Info, meta metav1.ListMeta, items []*storage.Object) ([]byte, error) {
+	head, err := listEnvelope(info, meta)
+	if err != nil {
+		return nil, err
+	}
+	size := len(head)
+	for _, item := range items {
 		size += len(item.JSON) + 1
 	}
-	var b bytes.Buffer
-	b.Grow(size)
-	b.WriteString(`{"kind":"`)
-	b.WriteString(info.ListKind())
-	b.WriteString(`","apiVersion":"`)
-	b.WriteString(info.APIVersion())
-	b.WriteString(`","metadata":`)
-	b.Write(meta)
-	b.WriteString(`,"items":[`)
-	for i, item := range res.Items {
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	b.Write(head[:len(head)-2])
+	for i, item := range items {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.Write(item.JSON)
 	}
 	b.WriteString("]}")
-	return b.Bytes()
+	return b.Bytes(), nil
 }
 
 // writeRaw sends JSON bytes as JSON, YAML or, for built-in kinds, protobuf.

@@ -1,8 +1,12 @@
 package handler
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strconv"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,22 +53,59 @@ func envelope(gvk schema.GroupVersionKind, raw []byte) ([]byte, error) {
 	return append(append(make([]byte, 0, len(b)+4), protobufMagic...), b...), nil
 }
 
-// listProto assembles a list's protobuf from its items' cached encodings.
-// Every list kind of k8s.io/api has ListMeta as field 1 and items as field 2.
-func listProto(info *resource.Info, res *storage.ListResult, meta metav1.ListMeta) ([]byte, error) {
+// streamListProto writes a list as protobuf from its items' cached
+// encodings (see liststream.go), each written as it comes: only the sizes
+// are needed first, since every length-delimited field states its length.
+// Every list kind of k8s.io/api has ListMeta as field 1 and items as field
+// 2.
+func streamListProto(w http.ResponseWriter, info *resource.Info, res *storage.ListResult, meta metav1.ListMeta) error {
 	mb, err := meta.Marshal()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	b := protowire.AppendTag(nil, 1, protowire.BytesType)
-	b = protowire.AppendBytes(b, mb)
-	for _, item := range res.Items {
-		ib, err := objectProto(info, item)
-		if err != nil {
-			return nil, err
+	// The items' encodings are computed once per stored object and kept
+	// with it, so holding them here copies nothing.
+	items := make([][]byte, len(res.Items))
+	rawSize := 1 + protowire.SizeBytes(len(mb))
+	for i, item := range res.Items {
+		if items[i], err = objectProto(info, item); err != nil {
+			return err
 		}
-		b = protowire.AppendTag(b, 2, protowire.BytesType)
-		b = protowire.AppendBytes(b, ib)
+		rawSize += 1 + protowire.SizeBytes(len(items[i]))
 	}
-	return envelope(info.GroupVersion().WithKind(info.ListKind()), b)
+	gvk := info.GroupVersion().WithKind(info.ListKind())
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind}}
+	// Size leaves out Raw, which is nil here; MarshalToWriter writes it.
+	size := len(protobufMagic) + u.Size() + 1 + protowire.SizeBytes(rawSize)
+	w.Header().Set("Content-Type", mediaProtobuf)
+	w.Header().Set("Content-Length", strconv.Itoa(size))
+	w.WriteHeader(http.StatusOK)
+	if _, err := w.Write(protobufMagic); err != nil {
+		return err
+	}
+	_, err = u.MarshalToWriter(w, rawSize, func(w io.Writer) (int, error) {
+		n, err := writeProtoField(w, 1, mb)
+		for _, ib := range items {
+			if err != nil {
+				break
+			}
+			var m int
+			m, err = writeProtoField(w, 2, ib)
+			n += m
+		}
+		return n, err
+	})
+	return err
+}
+
+// writeProtoField writes one length-delimited field.
+func writeProtoField(w io.Writer, num protowire.Number, data []byte) (int, error) {
+	var hdr [1 + binary.MaxVarintLen64]byte
+	h := protowire.AppendVarint(protowire.AppendTag(hdr[:0], num, protowire.BytesType), uint64(len(data)))
+	n, err := w.Write(h)
+	if err != nil {
+		return n, err
+	}
+	m, err := w.Write(data)
+	return n + m, err
 }

@@ -22,10 +22,7 @@ type tableOptions struct {
 
 // table renders objects as the meta.k8s.io/v1 Table kubectl prints.
 func table(info *resource.Info, objs []*storage.Object, rv, cont string, opts tableOptions) *metav1.Table {
-	cols := info.Columns
-	if cols == nil {
-		cols = printers.Default
-	}
+	cols := tableColumns(info)
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
 		ListMeta: metav1.ListMeta{ResourceVersion: rv, Continue: cont},
@@ -35,16 +32,29 @@ func table(info *resource.Info, objs []*storage.Object, rv, cont string, opts ta
 		t.ColumnDefinitions = printers.Definitions(cols)
 	}
 	for _, obj := range objs {
-		row := metav1.TableRow{Cells: printers.Cells(cols, obj.Decode())}
-		switch opts.includeObject {
-		case metav1.IncludeNone:
-		case metav1.IncludeObject:
-			row.Object = runtime.RawExtension{Raw: obj.JSON}
-		default:
-			raw, _ := json.Marshal(partialMetadata(obj))
-			row.Object = runtime.RawExtension{Raw: raw}
-		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, tableRow(cols, obj, opts))
 	}
 	return t
+}
+
+// tableColumns are the columns of a resource's Table.
+func tableColumns(info *resource.Info) []printers.Column {
+	if info.Columns == nil {
+		return printers.Default
+	}
+	return info.Columns
+}
+
+// tableRow is one object's row.
+func tableRow(cols []printers.Column, obj *storage.Object, opts tableOptions) metav1.TableRow {
+	row := metav1.TableRow{Cells: printers.Cells(cols, obj.Decode())}
+	switch opts.includeObject {
+	case metav1.IncludeNone:
+	case metav1.IncludeObject:
+		row.Object = runtime.RawExtension{Raw: obj.JSON}
+	default:
+		raw, _ := json.Marshal(partialMetadata(obj))
+		row.Object = runtime.RawExtension{Raw: raw}
+	}
+	return row
 }
