@@ -28,16 +28,19 @@ const maxResourcesPerVersion = 1000
 //
 // It fills itself from the upstreams' discovery documents, in the
 // background, when asked about a resource it does not know (one that
-// appeared since, or one that does not exist), at most once per Every,
+// appeared since, or one that does not exist), at most once per period,
 // so that a flood of made-up paths costs the upstreams one refresh per
-// period and the requests none.
+// period and the requests none. A refresh that could not read every
+// upstream (one starting, or down) may be retried after a fifth of the
+// period, so that a start-up race does not leave real resources
+// unlabelled for long.
 type Served struct {
 	h     *Handler
 	every time.Duration
 	set   atomic.Pointer[metrics.ResourceSet]
-	// last is when the last refresh began (h.now, in Unix nanoseconds);
-	// refreshing is set while one runs.
-	last       atomic.Int64
+	// next is when the next refresh may begin (h.now, in Unix
+	// nanoseconds); refreshing is set while one runs.
+	next       atomic.Int64
 	refreshing atomic.Bool
 	// listed is what each group version listed at the last refresh that
 	// reached it, by path; only a refresh touches it, one at a time.
@@ -56,7 +59,6 @@ func NewServed(h *Handler, every time.Duration) *Served {
 	s := &Served{h: h, every: every}
 	empty := metrics.ResourceSet{}
 	s.set.Store(&empty)
-	s.last.Store(h.now().Add(-every).UnixNano())
 	return s
 }
 
@@ -76,13 +78,15 @@ func (s *Served) Serves(group, version, resource, subresource string) bool {
 // than every ago.
 func (s *Served) refreshSoon() {
 	now := s.h.now().UnixNano()
-	if now-s.last.Load() < int64(s.every) || !s.refreshing.CompareAndSwap(false, true) {
+	if now < s.next.Load() || !s.refreshing.CompareAndSwap(false, true) {
 		return
 	}
-	s.last.Store(now)
+	s.next.Store(now + int64(s.every))
 	go func() {
 		defer s.refreshing.Store(false)
-		s.refresh()
+		if !s.refresh() {
+			s.next.Store(now + int64(s.every/5))
+		}
 		if s.done != nil {
 			s.done()
 		}
@@ -92,10 +96,11 @@ func (s *Served) refreshSoon() {
 // refresh replaces the set with what every group version's discovery
 // lists now. A group version whose upstream does not answer keeps what it
 // listed before, so that a backend's restart does not blank its labels.
-func (s *Served) refresh() {
+// It reports whether every upstream answered.
+func (s *Served) refresh() bool {
 	ctx, cancel := context.WithTimeout(s.h.fetchContext(context.Background()), s.h.fetchTimeout)
 	defer cancel()
-	local, _ := s.h.groupList(ctx)
+	local, answers := s.h.groupList(ctx)
 	// The core group has one version, which /api lists.
 	paths := []string{"/api/v1"}
 	for _, g := range withAggregated(local, s.h.aggregated.Load()) {
@@ -119,6 +124,7 @@ func (s *Served) refresh() {
 		})
 	}
 	wg.Wait()
+	complete := answers == len(s.h.backends) && len(listed) == len(paths)
 	for _, p := range paths {
 		if _, ok := listed[p]; !ok && s.listed[p] != nil {
 			listed[p] = s.listed[p]
@@ -132,6 +138,7 @@ func (s *Served) refresh() {
 		}
 	}
 	s.set.Store(&set)
+	return complete
 }
 
 // fetchResources reads the discovery document at path (/api/v1 or

@@ -149,3 +149,46 @@ func TestServedFollowsDiscovery(t *testing.T) {
 		t.Error("the refresh lost or missed a resource discovery lists")
 	}
 }
+
+// A refresh that could not read every discovery document (an upstream
+// starting) is retried after a fifth of the period, not a whole one.
+func TestServedRetriesAnIncompleteRefreshSooner(t *testing.T) {
+	registry := newDocumented(t, Registry, map[string]any{"/apis": groupList()}) // no /api/v1 yet
+	authn := newDocumented(t, Authn, map[string]any{"/apis": groupList()})
+	authz := newDocumented(t, Authz, map[string]any{"/apis": groupList()})
+	var clock atomic.Int64
+	h, err := New(Config{Table: NewDefaultTable(), Log: quiet, Now: func() time.Time { return time.Unix(0, clock.Load()) },
+		Backends: map[string]Backend{Registry: registry.proxy, Authn: authn.proxy, Authz: authz.proxy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const every = time.Minute
+	s := NewServed(h, every)
+	refreshed := make(chan struct{}, 10)
+	s.done = func() { refreshed <- struct{}{} }
+	ask := func() bool {
+		t.Helper()
+		if s.Serves("", "v1", "pods", "") {
+			return true
+		}
+		// Serves starts a refresh synchronously, and one signals its end
+		// before it clears refreshing.
+		if !s.refreshing.Load() && len(refreshed) == 0 {
+			return false // none started
+		}
+		select {
+		case <-refreshed:
+		case <-time.After(waitLimit):
+			t.Fatal("no refresh ended")
+		}
+		return s.Serves("", "v1", "pods", "")
+	}
+	if ask() {
+		t.Fatal("pods served before /api/v1 listed them")
+	}
+	registry.docs.Store(&map[string]any{"/apis": groupList(), "/api/v1": resourceList("v1", "pods")})
+	clock.Add(int64(every / 5))
+	if !ask() {
+		t.Error("pods not served a fifth of the period after a refresh that missed /api/v1")
+	}
+}
