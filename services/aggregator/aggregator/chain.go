@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
@@ -36,7 +37,9 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	bodyLimit, err := filters.WithRequestBodyLimit(filters.DefaultMaxRequestBodyBytes)
+	// The largest body a backend takes, and the proxies hold to sign: a
+	// larger one is refused before anything reads it.
+	bodyLimit, err := filters.WithRequestBodyLimit(identity.MaxBodyBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -9,14 +9,10 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 )
 
-// DefaultMaxRequestBodyBytes is kube-apiserver's limit on a request body
-// (MaxRequestBodyBytes in k8s.io/apiserver's server config): 3 MiB, which
-// etcd's own request limit is a little above.
-const DefaultMaxRequestBodyBytes = 3 << 20
-
 // WithRequestBodyLimit returns a middleware that refuses a request body
-// over max bytes with 413 RequestEntityTooLarge, before anything after it
-// reads, buffers, authenticates or forwards the request:
+// over max bytes (kube-apiserver's MaxRequestBodyBytes is 3 MiB) with 413
+// RequestEntityTooLarge, before anything after it reads, buffers,
+// authenticates or forwards the request:
 //
 //   - a body whose Content-Length is over max is refused at once, none of
 //     it read;
