@@ -40,7 +40,7 @@ func writeObject(w http.ResponseWriter, code int, info *resource.Info, obj *stor
 	return writeRaw(w, code, out.media, obj.JSON, info.GroupVersionKind())
 }
 
-// writeList sends a page of a list. Every format but YAML and protobuf's
+// writeList sends a page of a list. Every format but protobuf's
 // metadata-only view is streamed (liststream.go).
 func writeList(w http.ResponseWriter, info *resource.Info, res *storage.ListResult, out output, opts tableOptions) error {
 	rv := strconv.FormatInt(res.Rev, 10)
@@ -67,33 +67,7 @@ func writeList(w http.ResponseWriter, info *resource.Info, res *storage.ListResu
 	case mediaJSON:
 		return streamListJSON(w, info, res, meta)
 	}
-	data, err := listJSON(info, meta, res.Items)
-	if err != nil {
-		return err
-	}
-	return writeRaw(w, http.StatusOK, out.media, data, info.GroupVersion().WithKind(info.ListKind()))
-}
-
-// listJSON assembles a list from its items' encoded bytes, for YAML.
-func listJSON(info *resource.Info, meta metav1.ListMeta, items []*storage.Object) ([]byte, error) {
-	head, err := listEnvelope(info, meta)
-	if err != nil {
-		return nil, err
-	}
-	size := len(head)
-	for _, item := range items {
-		size += len(item.JSON) + 1
-	}
-	b := bytes.NewBuffer(make([]byte, 0, size))
-	b.Write(head[:len(head)-2])
-	for i, item := range items {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(item.JSON)
-	}
-	b.WriteString("]}")
-	return b.Bytes(), nil
+	return streamListYAML(w, info, res, meta)
 }
 
 // writeRaw sends JSON bytes as JSON, YAML or, for built-in kinds, protobuf.
