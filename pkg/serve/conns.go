@@ -3,9 +3,11 @@ package serve
 import (
 	"container/list"
 	"crypto/tls"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // conns caps a server's open connections, in total and per client
@@ -25,13 +27,22 @@ import (
 // handshake; the server's ConnState hook tells which are idle.
 type conns struct {
 	max, perClient int
+	log            *slog.Logger
 
 	mu    sync.Mutex
 	total int
 	// idle holds the idle connections, oldest first.
 	idle    list.List
 	clients map[string]*clientConns
+	// closedIdle and refused count what the caps did since lastWarned.
+	closedIdle, refused int
+	lastWarned          time.Time
 }
+
+// capWarnInterval is how often at most a server says its caps are
+// biting: once is enough for an operator to see it, and a log line per
+// connection would be a flood of its own.
+const capWarnInterval = 10 * time.Second
 
 // clientConns are one remote address's connections.
 type clientConns struct {
@@ -40,8 +51,8 @@ type clientConns struct {
 	idle list.List
 }
 
-func newConns(l Limits) *conns {
-	return &conns{max: l.MaxConnections, perClient: l.MaxConnectionsPerClient, clients: map[string]*clientConns{}}
+func newConns(l Limits, log *slog.Logger) *conns {
+	return &conns{max: l.MaxConnections, perClient: l.MaxConnectionsPerClient, log: log, clients: map[string]*clientConns{}}
 }
 
 // trackedConn is an admitted connection. Its fields after conn are
@@ -100,12 +111,19 @@ func (cs *conns) admit(c net.Conn) *trackedConn {
 		cs.clients[client] = cc
 	}
 	var victims []*trackedConn
+	refuse := func() *trackedConn {
+		cs.forgetIfEmptyLocked(client, cc)
+		cs.refused++
+		warn := cs.warningLocked()
+		cs.mu.Unlock()
+		closeAll(victims)
+		warn()
+		return nil
+	}
 	if cc.n >= cs.perClient {
 		v := oldest(&cc.idle)
 		if v == nil {
-			cs.forgetIfEmptyLocked(client, cc)
-			cs.mu.Unlock()
-			return nil
+			return refuse()
 		}
 		cs.removeLocked(v)
 		victims = append(victims, v)
@@ -113,10 +131,7 @@ func (cs *conns) admit(c net.Conn) *trackedConn {
 	if cs.total >= cs.max {
 		v := oldest(&cs.idle)
 		if v == nil {
-			cs.forgetIfEmptyLocked(client, cc)
-			cs.mu.Unlock()
-			closeAll(victims)
-			return nil
+			return refuse()
 		}
 		cs.removeLocked(v)
 		victims = append(victims, v)
@@ -126,9 +141,34 @@ func (cs *conns) admit(c net.Conn) *trackedConn {
 	cs.total++
 	cc.n++
 	cs.idleLocked(tc, cc)
+	cs.closedIdle += len(victims)
+	warn := func() {}
+	if len(victims) > 0 {
+		warn = cs.warningLocked()
+	}
 	cs.mu.Unlock()
 	closeAll(victims)
+	warn()
 	return tc
+}
+
+// warningLocked returns what tells the operator the caps are biting, at
+// most once per capWarnInterval, to be called after unlocking.
+func (cs *conns) warningLocked() func() {
+	now := time.Now()
+	if now.Sub(cs.lastWarned) < capWarnInterval {
+		return func() {}
+	}
+	closedIdle, refused, since := cs.closedIdle, cs.refused, cs.lastWarned
+	cs.closedIdle, cs.refused, cs.lastWarned = 0, 0, now
+	return func() {
+		args := []any{"maxConnections", cs.max, "maxConnectionsPerClient", cs.perClient,
+			"closedIdle", closedIdle, "refused", refused}
+		if !since.IsZero() {
+			args = append(args, "since", since.Format(time.RFC3339))
+		}
+		cs.log.Warn("connection cap reached: idle connections closed to make room, new ones refused when none was idle", args...)
+	}
 }
 
 // busy is how many connections are serving a request.

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -81,7 +82,12 @@ func (c *rawConn) closedByServer(wait time.Duration) bool {
 
 func startLimited(t *testing.T, l Limits, h http.Handler) *Server {
 	t.Helper()
-	s, err := Start(context.Background(), Endpoint{BindAddress: "127.0.0.1:0", Limits: l}, h, nil)
+	return startLogged(t, l, h, nil)
+}
+
+func startLogged(t *testing.T, l Limits, h http.Handler, log *slog.Logger) *Server {
+	t.Helper()
+	s, err := Start(context.Background(), Endpoint{BindAddress: "127.0.0.1:0", Limits: l}, h, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +182,12 @@ func TestPerClientCap(t *testing.T) {
 
 // When the server holds as many connections as it may, and they are idle,
 // new clients (a health probe, an ordinary request) are still served: the
-// connections idle the longest make room.
+// connections idle the longest make room, and the operator is told, once.
 func TestFullServerServesNewClients(t *testing.T) {
 	const limit = 20
-	s := startLimited(t, Limits{MaxConnections: limit, MaxConnectionsPerClient: limit}, http.HandlerFunc(hello))
+	var logs syncBuffer
+	s := startLogged(t, Limits{MaxConnections: limit, MaxConnectionsPerClient: limit}, http.HandlerFunc(hello),
+		slog.New(slog.NewTextHandler(&logs, nil)))
 	flood := make([]*rawConn, limit)
 	for i := range flood {
 		// From other addresses than the probe's, as a flood of many
@@ -201,6 +209,27 @@ func TestFullServerServesNewClients(t *testing.T) {
 	if !flood[0].closedByServer(closedWithin) {
 		t.Fatal("the oldest idle connection was not closed to make room: the server holds more than its cap")
 	}
+	if n := strings.Count(logs.String(), "connection cap reached"); n != 1 {
+		t.Fatalf("the cap was reported %d times, want once:\n%s", n, logs.String())
+	}
+}
+
+// syncBuffer is a log destination the server writes while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // When every connection is busy, a new one is closed at once rather than

@@ -36,7 +36,7 @@ func Start(ctx context.Context, e Endpoint, h http.Handler, log *slog.Logger) (*
 	if err != nil {
 		return nil, err
 	}
-	capped := newConns(limits)
+	capped := newConns(limits, log)
 	ln, scheme, err := e.listen(ctx, capped.listener)
 	if err != nil {
 		return nil, err
