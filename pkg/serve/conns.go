@@ -55,8 +55,8 @@ func newConns(l Limits, log *slog.Logger) *conns {
 	return &conns{max: l.MaxConnections, perClient: l.MaxConnectionsPerClient, log: log, clients: map[string]*clientConns{}}
 }
 
-// trackedConn is an admitted connection. Its fields after conn are
-// guarded by conns.mu.
+// trackedConn is an admitted connection. inIdle, inClientIdle and gone
+// are guarded by conns.mu.
 type trackedConn struct {
 	net.Conn
 	conns  *conns
