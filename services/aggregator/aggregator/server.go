@@ -97,7 +97,9 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 		return nil, err
 	}
 	api = observe.Endpoints(measured.registry, nil)(api)
-	measured.countRequests(discovery.NewServed(routes, 0))
+	served := discovery.NewServed(routes, 0)
+	served.Fill()
+	measured.countRequests(served)
 	if err := startAPIServices(ctx, cfg, fp, ups[registryUpstream], signer, routes); err != nil {
 		return nil, err
 	}

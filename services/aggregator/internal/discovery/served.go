@@ -64,6 +64,11 @@ func NewServed(h *Handler, every time.Duration) *Served {
 
 var _ metrics.Catalog = (*Served)(nil)
 
+// Fill starts reading the upstreams' discovery in the background, as the
+// first question would, so that the first requests a server answers are
+// labelled already.
+func (s *Served) Fill() { s.refreshSoon() }
+
 // Serves implements metrics.Catalog: a map lookup, and on a miss at most
 // the start of a background refresh.
 func (s *Served) Serves(group, version, resource, subresource string) bool {

@@ -192,3 +192,28 @@ func TestServedRetriesAnIncompleteRefreshSooner(t *testing.T) {
 		t.Error("pods not served a fifth of the period after a refresh that missed /api/v1")
 	}
 }
+
+// Fill reads discovery before anyone asks, so the first request is
+// labelled.
+func TestServedFill(t *testing.T) {
+	registry := newDocumented(t, Registry, map[string]any{"/apis": groupList(), "/api/v1": resourceList("v1", "pods")})
+	authn := newDocumented(t, Authn, map[string]any{"/apis": groupList()})
+	authz := newDocumented(t, Authz, map[string]any{"/apis": groupList()})
+	h, err := New(Config{Table: NewDefaultTable(), Log: quiet,
+		Backends: map[string]Backend{Registry: registry.proxy, Authn: authn.proxy, Authz: authz.proxy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServed(h, time.Minute)
+	refreshed := make(chan struct{}, 1)
+	s.done = func() { refreshed <- struct{}{} }
+	s.Fill()
+	select {
+	case <-refreshed:
+	case <-time.After(waitLimit):
+		t.Fatal("Fill read nothing")
+	}
+	if !s.Serves("", "v1", "pods", "") {
+		t.Error("pods not served after Fill read /api/v1")
+	}
+}
