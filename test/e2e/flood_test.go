@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
@@ -48,12 +50,20 @@ const (
 // open-file limit, and of bodies over 3 MiB, does not lock anyone out:
 // meanwhile and afterwards the admin (client-go) and /readyz answer within
 // seconds, the aggregator holds no more connections than its cap, its
-// memory stays bounded, and no oversized body reaches etcd.
+// memory stays bounded, a watch opened before the flood still delivers
+// events, and no oversized body reaches etcd.
 func TestFloodKeepsTheAdminServed(t *testing.T) {
 	s := framework.StartStack(t, framework.StackOptions{AggregatorOpenFiles: floodOpenFiles})
 	pid := s.Aggregator.PID()
 	baseline := residentBytes(t, pid)
 	admin := s.Client(t, s.AdminToken)
+	// A watch open through the flood: its connection is busy, so it is
+	// never closed to make room, and nothing times it out.
+	w, err := admin.CoreV1().ConfigMaps("default").Watch(ctx(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 
 	floodCtx, cancel := context.WithTimeout(context.Background(), floodFor)
 	defer cancel()
@@ -107,6 +117,15 @@ func TestFloodKeepsTheAdminServed(t *testing.T) {
 	}
 	if peak-baseline > rssGrowthLimit {
 		t.Errorf("the aggregator's RSS grew by %d MiB during the flood, more than %d MiB", (peak-baseline)>>20, rssGrowthLimit>>20)
+	}
+	createConfigMap(t, admin.CoreV1().ConfigMaps("default"), "after-flood", nil)
+	select {
+	case ev, ok := <-w.ResultChan():
+		if cm, isCM := ev.Object.(*corev1.ConfigMap); !ok || ev.Type != watch.Added || !isCM || cm.Name != "after-flood" {
+			t.Errorf("the watch opened before the flood got %v %T (open %v), want ADDED after-flood", ev.Type, ev.Object, ok)
+		}
+	case <-time.After(answerWithin):
+		t.Errorf("the watch opened before the flood got nothing within %v of a create", answerWithin)
 	}
 	cms, err := admin.CoreV1().ConfigMaps("default").List(ctx(t), metav1.ListOptions{})
 	if err != nil {
