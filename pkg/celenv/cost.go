@@ -79,8 +79,51 @@ func (e estimator) EstimateCallCost(function, overloadID string, target *checker
 	switch function {
 	case "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf":
 		if target != nil {
-			// One step per element, as listCost counts them at run time.
-			return &checker.CallEstimate{CostEstimate: size(*target).MultiplyByCostFactor(1)}
+			// One step per element, or per ten characters of a string.
+			factor := 1.0
+			if (*target).Type().Kind() == types.StringKind {
+				factor = stringFactor
+			}
+			return &checker.CallEstimate{CostEstimate: size(*target).MultiplyByCostFactor(factor)}
+		}
+	case "lowerAscii", "upperAscii", "substring", "trim":
+		if target != nil {
+			sz := size(*target)
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(stringFactor), ResultSize: &sz}
+		}
+	case "replace":
+		if target != nil && len(args) >= 2 {
+			sz, old, with := size(*target), size(args[0]), size(args[1])
+			// At worst every character is replaced by the longest
+			// replacement (every gap, for an empty string to replace).
+			result := checker.SizeEstimate{Min: 0, Max: saturatingAdd(sz.Max, saturatingMul(sz.Max+1, with.Max))}
+			if old.Min > 0 && with.Max <= old.Min {
+				result.Max = sz.Max
+			}
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(2 * stringFactor), ResultSize: &result}
+		}
+	case "split":
+		if target != nil {
+			sz := size(*target)
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(2 * stringFactor),
+				ResultSize: &checker.SizeEstimate{Min: 0, Max: saturatingAdd(sz.Max, 1)}}
+		}
+	case "join":
+		if target != nil {
+			// A list of strings: at most its size times the longest
+			// item, plus the separators.
+			items := checker.UnknownSizeEstimate()
+			if path := (*target).Path(); len(path) > 0 && e.sizes != nil {
+				if max, ok := e.sizes(append(append([]string{}, path...), "@items")); ok {
+					items = checker.SizeEstimate{Min: 0, Max: max}
+				}
+			}
+			n := size(*target)
+			result := n.Multiply(items)
+			if len(args) > 0 {
+				result = result.Add(n.Multiply(size(args[0])))
+			}
+			return &checker.CallEstimate{CostEstimate: result.MultiplyByCostFactor(2 * stringFactor), ResultSize: &result}
 		}
 	case "find", "findAll":
 		if target != nil && len(args) > 0 {
@@ -106,8 +149,18 @@ func (actualCost) CallCost(function, overloadID string, args []ref.Val, result r
 	switch function {
 	case "isSorted", "sum", "min", "max", "indexOf", "lastIndexOf":
 		if len(args) > 0 {
-			cost = listCost(args[0])
+			cost = traversalCost(args[0])
 		}
+	case "lowerAscii", "upperAscii", "substring", "trim":
+		if len(args) > 0 {
+			cost = scaled(stringSize(args[0]), stringFactor)
+		}
+	case "replace", "split":
+		if len(args) > 0 {
+			cost = scaled(stringSize(args[0]), 2*stringFactor)
+		}
+	case "join":
+		cost = scaled(stringSize(result), 2*stringFactor)
 	case "find", "findAll":
 		if len(args) > 1 {
 			cost = regexCost(stringSize(args[0]), stringSize(args[1]))
@@ -118,14 +171,46 @@ func (actualCost) CallCost(function, overloadID string, args []ref.Val, result r
 	return &cost
 }
 
-func listCost(v ref.Val) uint64 {
-	if l, ok := v.(traits.Lister); ok {
-		if n, ok := l.Size().(types.Int); ok && n > 0 {
-			return uint64(n)
+// stringFactor is cel-go's and kube's price of reading one character.
+const stringFactor = 0.1
+
+// traversalCost is kube's price of reading a value whole: a unit per
+// scalar, a tenth per character.
+func traversalCost(v ref.Val) uint64 {
+	switch t := v.(type) {
+	case types.String:
+		return uint64(float64(len(t)) * stringFactor)
+	case types.Bytes:
+		return uint64(float64(len(t)) * stringFactor)
+	case traits.Lister:
+		var cost uint64
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			cost = saturatingAdd(cost, traversalCost(it.Next()))
 		}
+		return cost
+	case traits.Mapper:
+		var cost uint64
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			cost = saturatingAdd(cost, saturatingAdd(traversalCost(k), traversalCost(t.Get(k))))
+		}
+		return cost
 	}
 	return 1
 }
+
+func scaled(n uint64, factor float64) uint64 {
+	return uint64(math.Ceil(float64(n) * factor))
+}
+
+func saturatingAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
+}
+
+func saturatingMul(a, b uint64) uint64 { return MultiplyCost(a, b) }
 
 func stringSize(v ref.Val) uint64 {
 	if s, ok := v.(types.String); ok {
