@@ -9,4 +9,9 @@
 // headers again, so nothing further down can be fooled by them. Anything
 // else (no assertion, a forged X-Remote-User, an expired, wrongly signed or
 // replayed assertion) gets 401 Unauthorized.
+//
+// An assertion names the one request it is for: its method, path, query
+// and a digest of its body, which the backend checks as the body is read.
+// Reads reuse an assertion while it is young; a write gets one of its own,
+// which a backend accepts once.
 package identity
