@@ -21,10 +21,11 @@ func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	err := identity.BufferBody(r, p.bufferBody)
+	var tooLarge *http.MaxBytesError // a limit set before the proxy's
 	switch {
 	case err == nil:
 		return true
-	case errors.Is(err, identity.ErrBodyTooLarge):
+	case errors.Is(err, identity.ErrBodyTooLarge), errors.As(err, &tooLarge):
 		apierror.Write(w, apierrors.NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d bytes", p.bufferBody)))
 	default:
 		apierror.Write(w, apierrors.NewBadRequest(err.Error()))
