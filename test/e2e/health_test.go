@@ -21,7 +21,7 @@ func TestHealthOfEveryService(t *testing.T) {
 		framework.StageAdmission:  {"ping", "informers-synced"},
 	}
 	for stage, names := range checks {
-		base, client := "http://"+s.Addr[stage], http.DefaultClient
+		base, client := s.BackendURL(stage), s.BackendClient(t)
 		if stage == framework.StageAggregator {
 			base, client = s.Aggregator.URL, s.HTTPClient(t)
 		}

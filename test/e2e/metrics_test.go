@@ -38,11 +38,11 @@ func scrape(t *testing.T, s *framework.Stack, token string) (int, string) {
 	return code, body
 }
 
-// get reads url with a bearer token (none when empty): a scraper
-// reaching a backend replica directly.
-func get(t *testing.T, url, token string) (int, string) {
+// get reads path of a backend stage with a bearer token (none when
+// empty): a scraper reaching a replica directly.
+func get(t *testing.T, s *framework.Stack, stage, path, token string) (int, string) {
 	t.Helper()
-	resp, body := httpGet(t, http.DefaultClient, url, token)
+	resp, body := httpGet(t, s.BackendClient(t), s.BackendURL(stage)+path, token)
 	return resp.StatusCode, body
 }
 
@@ -180,7 +180,6 @@ func TestAggregatorAuthenticationCacheMetrics(t *testing.T) {
 func TestEveryServiceServesMetrics(t *testing.T) {
 	s := framework.StartStack(t, framework.StackOptions{Users: metricsUsers})
 	backends := []string{framework.StageRegistry, framework.StageAuthn, framework.StageAuthz, framework.StageAdmission}
-	url := func(stage, path string) string { return "http://" + s.Addr[stage] + path }
 	for _, stage := range backends {
 		for _, c := range []struct {
 			path, token string
@@ -192,7 +191,7 @@ func TestEveryServiceServesMetrics(t *testing.T) {
 			{"/debug/pprof/", monitorToken, http.StatusForbidden},
 			{"/debug/pprof/", s.AdminToken, http.StatusOK},
 		} {
-			if code, body := get(t, url(stage, c.path), c.token); code != c.want {
+			if code, body := get(t, s, stage, c.path, c.token); code != c.want {
 				t.Errorf("%s %s with token %q: %d, want %d: %s", stage, c.path, c.token, code, c.want, body)
 			}
 		}
@@ -203,7 +202,7 @@ func TestEveryServiceServesMetrics(t *testing.T) {
 	quotaConfigMaps(t, admin, ns)
 	before := map[string]string{}
 	for _, stage := range backends {
-		code, body := get(t, url(stage, "/metrics"), monitorToken)
+		code, body := get(t, s, stage, "/metrics", monitorToken)
 		if code != http.StatusOK {
 			t.Fatalf("system:monitoring reading %s's /metrics: %d %s", stage, code, body)
 		}
@@ -220,7 +219,7 @@ func TestEveryServiceServesMetrics(t *testing.T) {
 	after := map[string]string{}
 	scrapeAll := func() {
 		for _, stage := range backends {
-			_, after[stage] = get(t, url(stage, "/metrics"), monitorToken)
+			_, after[stage] = get(t, s, stage, "/metrics", monitorToken)
 		}
 	}
 	grew := func(stage, name string, labels ...string) float64 {

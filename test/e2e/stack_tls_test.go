@@ -23,7 +23,7 @@ const tlsUserToken = "tls-user-token-0123456789"
 // pod's service account, the registry for storage), and the backends no
 // longer answer plain HTTP.
 func TestStackWithTLSBetweenServices(t *testing.T) {
-	s := framework.StartStack(t, framework.StackOptions{TLS: true, Users: []string{tlsUserToken + ",tess,uid-tess"}})
+	s := framework.StartStack(t, framework.StackOptions{Users: []string{tlsUserToken + ",tess,uid-tess"}})
 	admin := s.Client(t, s.AdminToken)
 	c := ctx(t)
 	if _, err := admin.CoreV1().ServiceAccounts("default").Create(c, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "tls-robot"}}, metav1.CreateOptions{}); err != nil {

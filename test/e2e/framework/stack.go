@@ -35,9 +35,6 @@ type StackOptions struct {
 	// Users are extra lines of the aggregator's token file
 	// (token,user,uid,"group1,group2").
 	Users []string
-	// TLS makes every hop between the services HTTPS, with certificates
-	// from a CA of the test's own, as deploys run them.
-	TLS bool
 	// AggregatorOpenFiles, when positive, is the aggregator's open-file
 	// limit: what a flood of connections runs into.
 	AggregatorOpenFiles int
@@ -45,7 +42,8 @@ type StackOptions struct {
 
 // Stack is the whole split composition of hack/run.sh, started by a test:
 // the five services on loopback ports of their own, etcd in a process of
-// its own, the aggregator the only endpoint clients use. Each stage can be
+// its own, the aggregator the only endpoint clients use, every hop between
+// them HTTPS as make run and the deploys run them. Each stage can be
 // stopped and started again on the same address, to test failure.
 type Stack struct {
 	Aggregator *Aggregator
@@ -53,7 +51,9 @@ type Stack struct {
 	// AdminToken is in system:masters.
 	AdminToken string
 	// Addr holds each backend stage's host:port.
-	Addr  map[string]string
+	Addr map[string]string
+	// hopCA is the CA file the backends' serving certificate chains to.
+	hopCA string
 	args  map[string][]string
 	procs map[string]*process
 	// t is the test that started the stack: every process lives as long
@@ -70,7 +70,8 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	for _, name := range []string{StageRegistry, StageAuthn, StageAuthz, StageAdmission} {
 		s.Addr[name] = FreeLoopbackAddress(t)
 	}
-	scheme, tlsArgs := s.hopTLS(t, opts.TLS)
+	const scheme = "https://"
+	tlsArgs := s.hopTLS(t)
 	aggKey, aggPub := filepath.Join(dir, "aggregator.key"), filepath.Join(dir, "aggregator.pub")
 	if err := identity.GenerateKeyFiles(aggKey, aggPub); err != nil {
 		t.Fatal(err)
@@ -105,17 +106,15 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	return s
 }
 
-// hopTLS is the scheme of the hops between services and the flags that
-// make them HTTPS: every backend serves one certificate of a CA of the
-// test's own, which its callers trust.
-func (s *Stack) hopTLS(t testing.TB, on bool) (string, hopFlags) {
+// hopTLS is the flags that make the hops between services HTTPS: every
+// backend serves one certificate of a CA of the test's own, which its
+// callers trust.
+func (s *Stack) hopTLS(t testing.TB) hopFlags {
 	t.Helper()
-	if !on {
-		return "http://", hopFlags{}
-	}
 	ca := NewCertAuthority(t, "kubesplit-e2e-services")
 	cert, key := ca.Serving(t)
-	return "https://", hopFlags{ca: ca.File(t), serving: []string{"--tls-cert-file", cert, "--tls-private-key-file", key}}
+	s.hopCA = ca.File(t)
+	return hopFlags{ca: s.hopCA, serving: []string{"--tls-cert-file", cert, "--tls-private-key-file", key}}
 }
 
 // hopFlags are the TLS flags of a stack's backends and their callers.
@@ -124,13 +123,8 @@ type hopFlags struct {
 	serving []string
 }
 
-// client is flag naming the CA file, or nothing without TLS.
-func (f hopFlags) client(flag string) []string {
-	if f.ca == "" {
-		return nil
-	}
-	return []string{flag, f.ca}
-}
+// client is flag naming the CA file.
+func (f hopFlags) client(flag string) []string { return []string{flag, f.ca} }
 
 // writeTokens writes the token file: the admin, each stage's own
 // credentials (system:masters, so they sync through the aggregator without
