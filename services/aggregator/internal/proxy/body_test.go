@@ -79,3 +79,23 @@ func TestBufferBody(t *testing.T) {
 		t.Fatalf("GET: %d", resp.StatusCode)
 	}
 }
+
+// A body cut by a limit set in front of the proxy is a 413 as well, and
+// reaches no backend.
+func TestBufferBodyUnderAnEarlierLimit(t *testing.T) {
+	b := newBackend(t, nil)
+	limit := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Body = http.MaxBytesReader(w, r.Body, 8)
+			next.ServeHTTP(w, r)
+		})
+	}
+	front, _ := newFront(t, Config{Upstream: newUpstream(t, b), BufferBody: 64}, limit)
+	resp, got := send(t, front.URL, front.Client(), []byte(strings.Repeat("x", 16)))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || statusOf(t, got).Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("%d %s, want a 413 Status", resp.StatusCode, got)
+	}
+	if n := len(b.received()); n != 0 {
+		t.Errorf("the backend got %d requests, want none", n)
+	}
+}
