@@ -86,7 +86,9 @@ func patchJSON(typed runtime.Object, kind types.PatchType, cur, patch []byte) ([
 // applyPatch is patchJSON without the bound on what it produces. The work
 // of a JSON patch is bounded as it runs: its operations by
 // maxJSONPatchOps, its copies by maxPatchCopyBytes (patchlimit.go); merge
-// patches cannot copy, so produce at most the object and the patch.
+// patches cannot copy, so produce at most the object and the patch; a
+// strategic merge patch's list merging is bounded before it starts
+// (smpwork.go).
 func applyPatch(typed runtime.Object, kind types.PatchType, cur, patch []byte) ([]byte, error) {
 	if err := checkDepth(patch); err != nil {
 		return nil, err
@@ -123,6 +125,9 @@ func applyPatch(typed runtime.Object, kind types.PatchType, cur, patch []byte) (
 	var m map[string]any
 	if err := json.Unmarshal(patch, &m); err != nil {
 		return nil, apierrors.NewBadRequest("invalid strategic merge patch: " + err.Error())
+	}
+	if err := checkSMPWork(typed, cur, patch); err != nil {
+		return nil, err
 	}
 	out, err := strategicpatch.StrategicMergePatch(cur, patch, typed)
 	if err != nil {
