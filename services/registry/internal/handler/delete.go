@@ -284,6 +284,7 @@ func (q *request) deleteCollection() error {
 	if err != nil {
 		return err
 	}
+	defer res.Release()
 	if err := q.deleteAll(res.Items, opts); err != nil {
 		return err
 	}

@@ -62,6 +62,7 @@ func (q *request) list() error {
 	if err != nil {
 		return err
 	}
+	defer res.Release()
 	q.written = true
 	return writeList(q.w, q.res, res, out, q.tableOptions())
 }

@@ -16,11 +16,13 @@ type Backend struct {
 	client  *clientv3.Client
 	revs    *revisions
 	metrics *metrics
+	lists   *byteBudget // shared by every store
 }
 
 // NewBackend returns a backend whose caches run until ctx ends.
 func NewBackend(ctx context.Context, client *clientv3.Client) *Backend {
-	return &Backend{ctx: ctx, client: client, revs: newRevisions(client), metrics: newMetrics()}
+	return &Backend{ctx: ctx, client: client, revs: newRevisions(client), metrics: newMetrics(),
+		lists: newByteBudget(DefaultListBudget)}
 }
 
 // StoreOptions tune one store.
@@ -48,7 +50,7 @@ func (b *Backend) NewStore(info *resource.Info, opts StoreOptions) *Store {
 func (b *Backend) newStore(ctx context.Context, info *resource.Info, opts StoreOptions) *Store {
 	s := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.revs,
 		versions: newVersions(info.APIVersion(), opts.StorageVersion, opts.Convert),
-		etcd:     b.metrics.timers(info.Group, info.Resource)}
+		etcd:     b.metrics.timers(info.Group, info.Resource), lists: b.lists}
 	s.cache.versions = s.versions
 	if opts.TTL > 0 {
 		s.leases = &leases{client: b.client, ttl: opts.TTL}

@@ -36,6 +36,17 @@ type ListResult struct {
 	Rev       int64
 	Continue  string
 	Remaining *int64
+	// release gives back the list budget the items hold (listbudget.go).
+	release func()
+}
+
+// Release says the caller is done with the items, whose memory then no
+// longer counts against the lists in flight. Every caller of List calls it.
+func (r *ListResult) Release() {
+	if r.release != nil {
+		r.release()
+		r.release = nil
+	}
 }
 
 // Get returns one object. Without a resourceVersion it is a consistent
@@ -154,6 +165,8 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 		rev, _ = parseRV(opts.ResourceVersion)
 	}
 	res := &ListResult{}
+	var held int64 // list budget taken for the items
+	overBudget := false
 	next := "" // where the next page starts, when there is one
 	batch := opts.Limit
 	if batch <= 0 || batch > 1000 {
@@ -166,6 +179,11 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 			if err != nil || !match(obj) {
 				return false
 			}
+			if !s.lists.take(int64(len(obj.JSON))) {
+				overBudget = true
+				return true
+			}
+			held += int64(len(obj.JSON))
 			res.Items = append(res.Items, obj)
 			if opts.Limit == 0 || int64(len(res.Items)) < opts.Limit {
 				return false
@@ -178,8 +196,14 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 			}
 			return true
 		})
-	if err != nil {
+	res.release = func() { s.lists.give(held) }
+	switch {
+	case err != nil:
+		res.Release()
 		return nil, listError(err, opts.Continue != "", rev)
+	case overBudget:
+		res.Release()
+		return nil, errListBudget()
 	}
 	res.Rev = rev
 	if next != "" {

@@ -29,6 +29,7 @@ type Store struct {
 	// versions keeps objects at another version than the one served.
 	versions *versions
 	etcd     etcdTimers
+	lists    *byteBudget // see listbudget.go
 }
 
 // Info describes the resource the store keeps.
