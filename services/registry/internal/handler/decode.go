@@ -43,6 +43,9 @@ func bodyJSON(media string, body []byte, gvkInfo *resource.Info) ([]byte, []erro
 	case mediaJSON:
 		return body, nil, nil
 	case mediaYAML:
+		if err := checkYAMLExpansion(body, maxBodyBytes); err != nil {
+			return nil, nil, err
+		}
 		data, err := yaml.YAMLToJSONStrict(body)
 		if err == nil {
 			return data, nil, nil

@@ -33,23 +33,29 @@ func copies(n int, remove bool) string {
 // allocating well under a gigabyte and leaving etcd as it was.
 func patchRefused(e *env, path, body, contentType string, code int, msg string) {
 	e.t.Helper()
+	writeRefused(e, "PATCH", path, body, contentType, code, msg)
+}
+
+// writeRefused is patchRefused for any method.
+func writeRefused(e *env, method, path, body, contentType string, code int, msg string) {
+	e.t.Helper()
 	before := e.etcdState()
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
 	allocated := mem.TotalAlloc
 	start := time.Now()
-	resp, data := e.do("PATCH", path, body, "Content-Type", contentType)
+	resp, data := e.do(method, path, body, "Content-Type", contentType)
 	took := time.Since(start)
 	runtime.ReadMemStats(&mem)
 	allocated = mem.TotalAlloc - allocated
 	if resp.StatusCode != code || !strings.Contains(string(data), msg) {
-		e.t.Fatalf("PATCH %s (%d bytes): %d, want %d with %q: %.300s", path, len(body), resp.StatusCode, code, msg, data)
+		e.t.Fatalf("%s %s (%d bytes): %d, want %d with %q: %.300s", method, path, len(body), resp.StatusCode, code, msg, data)
 	}
 	if took > 10*time.Second || allocated > 512<<20 {
-		e.t.Errorf("PATCH %s took %v and allocated %d MB", path, took, allocated>>20)
+		e.t.Errorf("%s %s took %v and allocated %d MB", method, path, took, allocated>>20)
 	}
-	e.t.Logf("PATCH %s refused in %v, %d MB allocated", path, took, allocated>>20)
-	e.untouched(before, "a refused patch")
+	e.t.Logf("%s %s refused in %v, %d MB allocated", method, path, took, allocated>>20)
+	e.untouched(before, "a refused "+method)
 }
 
 func TestJSONPatchCopiesAreBounded(t *testing.T) {
@@ -126,6 +132,9 @@ func TestApplyYAMLAliasesAreBounded(t *testing.T) {
 	}
 	body := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: aliases\n" + nested.String()
 	patchRefused(e, path, body, applyCT, http.StatusRequestEntityTooLarge, "expands its aliases")
+	// A create or update in YAML is read the same way.
+	writeRefused(e, "POST", cmPath, doc(flat.String()), "application/yaml", http.StatusRequestEntityTooLarge, "expands its aliases")
+	writeRefused(e, "PUT", cmPath+"/aliases", doc(flat.String()), "application/yaml", http.StatusRequestEntityTooLarge, "expands its aliases")
 
 	// An anchor containing itself expands forever.
 	patchRefused(e, path, doc("  a: &a [*a]\n"), applyCT, http.StatusRequestEntityTooLarge, "expands its aliases")
