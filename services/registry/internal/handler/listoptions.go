@@ -16,12 +16,12 @@ import (
 )
 
 // listQuery reads the query of a list, watch or deletecollection as kube's
-// handlers do: decoded by meta's parameter codec, so that a limit or
+// handlers do. It is decoded by meta's parameter codec, so a limit or
 // timeoutSeconds that is not an integer, or a selector that does not
-// parse, is 400, then checked by kube's own
-// ListOptions validation (an unknown resourceVersionMatch, one without a
-// resourceVersion, one on a watch without sendInitialEvents…), which kube
-// answers 422 Invalid for the kind ListOptions.
+// parse, is 400; then checked by kube's own ListOptions validation (an
+// unknown resourceVersionMatch, one without a resourceVersion, one on a
+// watch without sendInitialEvents…), which kube answers with 422 Invalid
+// for the kind ListOptions.
 func (q *request) listQuery() (*internalversion.ListOptions, error) {
 	opts := &internalversion.ListOptions{}
 	if err := scheme.ParameterCodec.DecodeParameters(q.r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
