@@ -20,31 +20,41 @@ const listRetryAfter = 1
 // every object it returns and keeps it until the response is written, so
 // many concurrent large ones could take the registry's memory without
 // bound. One past the budget is refused with 429 and Retry-After, which
-// client-go retries, rather than queued.
+// client-go retries, rather than queued; but a list that holds all the
+// budget in use may go past it, so that a list larger than the whole
+// budget is served when it is alone instead of never.
 type byteBudget struct {
-	mu   sync.Mutex
-	left int64
+	mu          sync.Mutex
+	total, used int64
 }
 
-func newByteBudget(n int64) *byteBudget { return &byteBudget{left: n} }
+func newByteBudget(n int64) *byteBudget { return &byteBudget{total: n} }
 
-// take reserves n bytes, reporting false (reserving nothing) when fewer
-// are left.
-func (b *byteBudget) take(n int64) bool {
+// take reserves n more bytes for a list already holding held, reporting
+// false (reserving nothing) when that would go past the budget while other
+// lists hold some of it.
+func (b *byteBudget) take(n, held int64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if n > b.left {
+	if b.used+n > b.total && b.used > held {
 		return false
 	}
-	b.left -= n
+	b.used += n
 	return true
 }
 
 // give returns n bytes taken before.
 func (b *byteBudget) give(n int64) {
 	b.mu.Lock()
-	b.left += n
+	b.used -= n
 	b.mu.Unlock()
+}
+
+// inUse is how many bytes the lists hold.
+func (b *byteBudget) inUse() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
 }
 
 // errListBudget is the 429 for a list that would go past the budget.

@@ -13,8 +13,9 @@ import (
 // Lists read from etcd hold copies of their objects until released, and
 // together they may hold no more than the backend's budget: one past it
 // is 429 with a delay to retry after, and taking nothing meanwhile; a
-// release makes room again. Lists from the cache, which copy nothing, are
-// never refused.
+// release makes room again. A list alone may go past the budget, or one
+// larger than it could never be served. Lists from the cache, which copy
+// nothing, are never refused.
 func TestListsFromEtcdShareABudget(t *testing.T) {
 	r := newReplica(t, startEtcd(t))
 	const budget = 250 << 10
@@ -38,13 +39,13 @@ func TestListsFromEtcdShareABudget(t *testing.T) {
 	if err != nil || len(second.Items) != 10 {
 		t.Fatalf("second list: %v", err)
 	}
-	left := r.backend.lists.left
+	inUse := r.backend.lists.inUse()
 	_, err = s.List(ctx, "ns", exact)
 	if delay, ok := apierrors.SuggestsClientDelay(err); !apierrors.IsTooManyRequests(err) || !ok || delay < 1 {
 		t.Fatalf("a third list of 100 KiB within a budget of 250 KiB: %v, want 429 with a delay", err)
 	}
-	if r.backend.lists.left != left {
-		t.Errorf("the refused list kept %d bytes of budget", left-r.backend.lists.left)
+	if r.backend.lists.inUse() != inUse {
+		t.Errorf("the refused list kept %d bytes of budget", r.backend.lists.inUse()-inUse)
 	}
 	if cached, err := s.List(ctx, "ns", ListOptions{}); err != nil || len(cached.Items) != 10 {
 		t.Errorf("a list from the cache with the budget spent: %v", err)
@@ -64,7 +65,23 @@ func TestListsFromEtcdShareABudget(t *testing.T) {
 	}
 	second.Release()
 	third.Release()
-	if r.backend.lists.left != budget {
-		t.Errorf("all lists released, %d bytes of budget left, want %d", r.backend.lists.left, budget)
+	if n := r.backend.lists.inUse(); n != 0 {
+		t.Errorf("all lists released, %d bytes of budget still in use", n)
+	}
+
+	// A list larger than the whole budget is served when alone, and
+	// refuses others while it holds it.
+	r.backend.lists = newByteBudget(50 << 10)
+	s = r.store(t, "configmaps", StoreOptions{})
+	alone, err := s.List(ctx, "ns", exact)
+	if err != nil || len(alone.Items) != 10 {
+		t.Fatalf("a list of 100 KiB alone within a budget of 50 KiB: %v", err)
+	}
+	if _, err := s.List(ctx, "ns", ListOptions{Limit: 1}); !apierrors.IsTooManyRequests(err) {
+		t.Errorf("a page while a list holds more than the budget: %v, want 429", err)
+	}
+	alone.Release()
+	if n := r.backend.lists.inUse(); n != 0 {
+		t.Errorf("released, %d bytes of budget still in use", n)
 	}
 }

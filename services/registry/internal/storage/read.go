@@ -179,7 +179,7 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 			if err != nil || !match(obj) {
 				return false
 			}
-			if !s.lists.take(int64(len(obj.JSON))) {
+			if !s.lists.take(int64(len(obj.JSON)), held) {
 				overBudget = true
 				return true
 			}
