@@ -80,15 +80,7 @@ func TestServedFollowsDiscovery(t *testing.T) {
 	authz := newDocumented(t, Authz, map[string]any{"/apis": groupList()})
 	var clock atomic.Int64
 	clock.Store(time.Unix(1000, 0).UnixNano())
-	h, err := New(Config{Table: NewDefaultTable(), Log: quiet, Now: func() time.Time { return time.Unix(0, clock.Load()) },
-		Backends: map[string]Backend{Registry: registry.proxy, Authn: authn.proxy, Authz: authz.proxy}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const every = time.Minute
-	s := NewServed(h, every)
-	refreshed := make(chan struct{}, 10)
-	s.done = func() { refreshed <- struct{}{} }
+	s, refreshed := servedOver(t, &clock, registry, authn, authz)
 	waitRefresh := func() {
 		t.Helper()
 		select {
@@ -137,7 +129,7 @@ func TestServedFollowsDiscovery(t *testing.T) {
 		"/apis/stable.example.com/v1": resourceList("stable.example.com/v1", "crontabs"),
 	}
 	registry.docs.Store(&grown)
-	clock.Add(int64(every))
+	clock.Add(int64(servedEvery))
 	if s.Serves("stable.example.com", "v1", "crontabs", "") {
 		t.Fatal("a new resource served before a refresh read it")
 	}
@@ -157,15 +149,7 @@ func TestServedRetriesAnIncompleteRefreshSooner(t *testing.T) {
 	authn := newDocumented(t, Authn, map[string]any{"/apis": groupList()})
 	authz := newDocumented(t, Authz, map[string]any{"/apis": groupList()})
 	var clock atomic.Int64
-	h, err := New(Config{Table: NewDefaultTable(), Log: quiet, Now: func() time.Time { return time.Unix(0, clock.Load()) },
-		Backends: map[string]Backend{Registry: registry.proxy, Authn: authn.proxy, Authz: authz.proxy}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const every = time.Minute
-	s := NewServed(h, every)
-	refreshed := make(chan struct{}, 10)
-	s.done = func() { refreshed <- struct{}{} }
+	s, refreshed := servedOver(t, &clock, registry, authn, authz)
 	ask := func() bool {
 		t.Helper()
 		if s.Serves("", "v1", "pods", "") {
@@ -187,7 +171,7 @@ func TestServedRetriesAnIncompleteRefreshSooner(t *testing.T) {
 		t.Fatal("pods served before /api/v1 listed them")
 	}
 	registry.docs.Store(&map[string]any{"/apis": groupList(), "/api/v1": resourceList("v1", "pods")})
-	clock.Add(int64(every / 5))
+	clock.Add(int64(servedEvery / 5))
 	if !ask() {
 		t.Error("pods not served a fifth of the period after a refresh that missed /api/v1")
 	}
@@ -199,14 +183,7 @@ func TestServedFill(t *testing.T) {
 	registry := newDocumented(t, Registry, map[string]any{"/apis": groupList(), "/api/v1": resourceList("v1", "pods")})
 	authn := newDocumented(t, Authn, map[string]any{"/apis": groupList()})
 	authz := newDocumented(t, Authz, map[string]any{"/apis": groupList()})
-	h, err := New(Config{Table: NewDefaultTable(), Log: quiet,
-		Backends: map[string]Backend{Registry: registry.proxy, Authn: authn.proxy, Authz: authz.proxy}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewServed(h, time.Minute)
-	refreshed := make(chan struct{}, 1)
-	s.done = func() { refreshed <- struct{}{} }
+	s, refreshed := servedOver(t, nil, registry, authn, authz)
 	s.Fill()
 	select {
 	case <-refreshed:
@@ -216,4 +193,27 @@ func TestServedFill(t *testing.T) {
 	if !s.Serves("", "v1", "pods", "") {
 		t.Error("pods not served after Fill read /api/v1")
 	}
+}
+
+// servedEvery is the refresh period of servedOver's Served.
+const servedEvery = time.Minute
+
+// servedOver is a Served reading the three upstreams' discovery, on clock
+// (nil: the real one), and the channel each of its refreshes signals its
+// end on.
+func servedOver(t *testing.T, clock *atomic.Int64, registry, authn, authz *documented) (*Served, chan struct{}) {
+	t.Helper()
+	cfg := Config{Table: NewDefaultTable(), Log: quiet,
+		Backends: map[string]Backend{Registry: registry.proxy, Authn: authn.proxy, Authz: authz.proxy}}
+	if clock != nil {
+		cfg.Now = func() time.Time { return time.Unix(0, clock.Load()) }
+	}
+	h, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServed(h, servedEvery)
+	refreshed := make(chan struct{}, 10)
+	s.done = func() { refreshed <- struct{}{} }
+	return s, refreshed
 }
