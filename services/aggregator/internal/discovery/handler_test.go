@@ -58,6 +58,23 @@ func TestGroupListIsCached(t *testing.T) {
 	}
 }
 
+// TestIncompleteGroupListIsKeptBriefly: a merge an upstream was missing
+// from (authz still starting when the aggregator first read /apis) is
+// asked again after a fifth of the cache's lifetime, so its groups do not
+// stay missing for the whole of it.
+func TestIncompleteGroupListIsKeptBriefly(t *testing.T) {
+	reg := newService(t, Registry, false, "apps/v1")
+	start := time.Unix(1000, 0)
+	now := start
+	h := newHandler(t, func() time.Time { return now }, reg, newService(t, Authn, false), newService(t, Authz, true))
+	groupsOf(t, serve(h, http.MethodGet, "/apis"))
+	now = start.Add(DefaultCacheFor / 5)
+	groupsOf(t, serve(h, http.MethodGet, "/apis"))
+	if n := reg.fetches.Load(); n != 2 {
+		t.Errorf("/apis fetched %d times a fifth of the cache's lifetime after a merge without authz, want 2", n)
+	}
+}
+
 // TestAPIServicesRefreshGroupList: a change of APIServices (a CRD's local
 // one when its group arrives) drops the cached /apis at once.
 func TestAPIServicesRefreshGroupList(t *testing.T) {

@@ -27,13 +27,19 @@ type groupCache struct {
 }
 
 // groupList returns the merged groups, refreshing them when they are older
-// than CacheFor, and how many upstreams answered.
+// than CacheFor, and how many upstreams answered. A merge some upstream
+// was missing from (one still starting) is kept a fifth as long, so that
+// its groups show soon after it answers.
 func (h *Handler) groupList(ctx context.Context) ([]metav1.APIGroup, int) {
 	c := &h.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := h.now()
-	if !c.at.IsZero() && now.Sub(c.at) < h.cacheFor {
+	keep := h.cacheFor
+	if c.answers < len(h.backends) {
+		keep /= 5
+	}
+	if !c.at.IsZero() && now.Sub(c.at) < keep {
 		return c.groups, c.answers
 	}
 	lists := h.fetchAll(ctx)
