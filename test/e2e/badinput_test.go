@@ -103,7 +103,7 @@ func TestBadInput(t *testing.T) {
 			body: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\nx: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n"),
 			code: 400, reason: metav1.StatusReasonBadRequest},
 		{name: "YAML alias bomb", method: "POST", path: cms, contentType: yamlType, body: []byte(yamlBomb()),
-			code: 400, reason: metav1.StatusReasonBadRequest},
+			code: 413, reason: metav1.StatusReasonRequestEntityTooLarge},
 		{name: "absurdly nested merge patch", method: "PATCH", path: cms + "/existing", contentType: "application/merge-patch+json",
 			body: []byte(`{"x":` + strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000) + "}"),
 			code: 400, reason: metav1.StatusReasonBadRequest},
