@@ -50,23 +50,11 @@ func StartMakeRun(t testing.TB, dir string) *MakeRun {
 	base := freePortRun(t, 5)
 	cmd := exec.Command("bash", filepath.Join(root, "hack", "run.sh"))
 	cmd.Env = append(os.Environ(), "BIN="+bin, "KUBESPLIT_RUN_DIR="+dir, "KUBESPLIT_PORT="+strconv.Itoa(base))
-	p := &process{name: "hack/run.sh", cmd: cmd, logs: &logBuffer{}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = p.logs, p.logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.stop(t)
-		if t.Failed() {
-			t.Logf("hack/run.sh:\n%s", p.logs)
-			for _, name := range makeRunBinaries[:5] {
-				b, _ := os.ReadFile(filepath.Join(dir, name+".log"))
-				t.Logf("%s.log:\n%s", name, b)
-			}
+	p := start(t, "hack/run.sh", cmd, func(p *process) {
+		t.Logf("hack/run.sh:\n%s", p.logs)
+		for _, name := range makeRunBinaries[:5] {
+			b, _ := os.ReadFile(filepath.Join(dir, name+".log"))
+			t.Logf("%s.log:\n%s", name, b)
 		}
 	})
 	polltest.Until(t, 2*readyTimeout, "hack/run.sh to serve", func() bool {

@@ -63,6 +63,15 @@ func launchLimited(t testing.TB, name string, openFiles int, args []string, extr
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.ExtraFiles = extra
+	p := start(t, name, cmd, func(p *process) { t.Logf("%s logs:\n%s", name, p.logs) })
+	p.url = p.waitForFile(t, addrFile)
+	return p
+}
+
+// start runs cmd as the process name, its output kept as its logs, and
+// stops it when the test ends, calling onFailure first if the test failed.
+func start(t testing.TB, name string, cmd *exec.Cmd, onFailure func(p *process)) *process {
+	t.Helper()
 	p := &process{name: name, cmd: cmd, logs: &logBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
@@ -77,10 +86,9 @@ func launchLimited(t testing.TB, name string, openFiles int, args []string, extr
 	t.Cleanup(func() {
 		p.stop(t)
 		if t.Failed() {
-			t.Logf("%s logs:\n%s", name, p.logs)
+			onFailure(p)
 		}
 	})
-	p.url = p.waitForFile(t, addrFile)
 	return p
 }
 
