@@ -28,7 +28,7 @@ import (
 )
 
 const (
-	// floodOpenFiles is the aggregator's open-file limit in the flood
+	// floodOpenFiles is the flooded service's open-file limit in the flood
 	// test: small, so that a few thousand connections would exhaust it.
 	floodOpenFiles = 1024
 	// idleConns is how many idle keep-alive connections the flood opens,
@@ -46,15 +46,38 @@ const (
 	rssGrowthLimit = 150 << 20
 )
 
-// A flood of idle keep-alive connections, three times the aggregator's
-// open-file limit, and of bodies over 3 MiB, does not lock anyone out:
-// meanwhile and afterwards the admin (client-go) and /readyz answer within
-// seconds, the aggregator holds no more connections than its cap, its
-// memory stays bounded, a watch opened before the flood still delivers
-// events, and no oversized body reaches etcd.
+// A flood of idle keep-alive connections, three times a service's
+// open-file limit, and at the aggregator of bodies over 3 MiB, does not
+// lock anyone out: meanwhile and afterwards the admin (client-go, through
+// the aggregator and so the registry) and /readyz answer within seconds,
+// the flooded service holds no more connections than its cap, its memory
+// stays bounded, a watch opened before the flood still delivers events,
+// and no oversized body reaches etcd. The aggregator is the endpoint
+// clients reach; the registry stands for the backends, which a local user
+// can reach directly and which all serve through pkg/serve alike.
 func TestFloodKeepsTheAdminServed(t *testing.T) {
-	s := framework.StartStack(t, framework.StackOptions{AggregatorOpenFiles: floodOpenFiles})
-	pid := s.Aggregator.PID()
+	t.Run("aggregator", func(t *testing.T) {
+		s := framework.StartStack(t, framework.StackOptions{OpenFiles: map[string]int{framework.StageAggregator: floodOpenFiles}})
+		flood(t, s, floodTarget{addr: strings.TrimPrefix(s.Aggregator.URL, "https://"), caFile: s.Aggregator.CAFile,
+			pid: s.Aggregator.PID(), bodies: true})
+	})
+	t.Run("registry", func(t *testing.T) {
+		s := framework.StartStack(t, framework.StackOptions{OpenFiles: map[string]int{framework.StageRegistry: floodOpenFiles}})
+		flood(t, s, floodTarget{addr: s.Addr[framework.StageRegistry], caFile: s.BackendCAFile(), pid: s.PID(framework.StageRegistry)})
+	})
+}
+
+// floodTarget is the service a flood is aimed at.
+type floodTarget struct {
+	addr, caFile string
+	pid          int
+	// bodies adds the flood of oversized bodies, sent through the
+	// aggregator.
+	bodies bool
+}
+
+func flood(t *testing.T, s *framework.Stack, target floodTarget) {
+	pid := target.pid
 	baseline := residentBytes(t, pid)
 	admin := s.Client(t, s.AdminToken)
 	// A watch open through the flood: its connection is busy, so it is
@@ -67,16 +90,19 @@ func TestFloodKeepsTheAdminServed(t *testing.T) {
 
 	floodCtx, cancel := context.WithTimeout(context.Background(), floodFor)
 	defer cancel()
-	idle := &idleFlood{addr: strings.TrimPrefix(s.Aggregator.URL, "https://"), roots: caPool(t, s.Aggregator.CAFile)}
+	idle := &idleFlood{addr: target.addr, roots: caPool(t, target.caFile)}
 	defer idle.closeAll()
 	bodies := &bodyFlood{url: s.Aggregator.URL, client: s.HTTPClient(t), token: s.AdminToken}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		var wg sync.WaitGroup
-		wg.Add(2)
+		wg.Add(1)
 		go func() { defer wg.Done(); idle.run(floodCtx) }()
-		go func() { defer wg.Done(); bodies.run(floodCtx) }()
+		if target.bodies {
+			wg.Add(1)
+			go func() { defer wg.Done(); bodies.run(floodCtx) }()
+		}
 		wg.Wait()
 	}()
 
@@ -104,7 +130,7 @@ func TestFloodKeepsTheAdminServed(t *testing.T) {
 
 	open := idle.stillOpen()
 	t.Logf("idle flood: %d connections opened, %d failed, %d still open at the end; bodies: %d answered 413, %v; "+
-		"slowest admin or /readyz answer %v; aggregator RSS %d MiB before, %d MiB at most",
+		"slowest admin or /readyz answer %v; RSS of the flooded service %d MiB before, %d MiB at most",
 		idle.opened.Load(), idle.failed.Load(), open, bodies.refused.Load(), bodies.errs(), worst, baseline>>20, peak>>20)
 	if n := idle.opened.Load(); n < idleConns {
 		t.Errorf("the flood opened %d idle connections of %d: new connections were not accepted", n, idleConns)
@@ -112,11 +138,11 @@ func TestFloodKeepsTheAdminServed(t *testing.T) {
 	if open > floodOpenFiles/2 {
 		t.Errorf("%d idle connections still open, more than the cap of half the open-file limit (%d)", open, floodOpenFiles/2)
 	}
-	if n := bodies.refused.Load(); n != oversizedBodies {
+	if n := bodies.refused.Load(); target.bodies && n != oversizedBodies {
 		t.Errorf("%d of %d oversized bodies answered 413 RequestEntityTooLarge: %v", n, oversizedBodies, bodies.errs())
 	}
 	if peak-baseline > rssGrowthLimit {
-		t.Errorf("the aggregator's RSS grew by %d MiB during the flood, more than %d MiB", (peak-baseline)>>20, rssGrowthLimit>>20)
+		t.Errorf("the flooded service's RSS grew by %d MiB during the flood, more than %d MiB", (peak-baseline)>>20, rssGrowthLimit>>20)
 	}
 	createConfigMap(t, admin.CoreV1().ConfigMaps("default"), "after-flood", nil)
 	select {

@@ -12,6 +12,9 @@ import (
 // admission): what a scraper or a probe reaches a replica at directly.
 func (s *Stack) BackendURL(name string) string { return "https://" + s.Addr[name] }
 
+// BackendCAFile is the CA the backends' serving certificate chains to.
+func (s *Stack) BackendCAFile() string { return s.hopCA }
+
 // BackendClient trusts the CA of the backends' serving certificate and
 // sends no credentials.
 func (s *Stack) BackendClient(t testing.TB) *http.Client {

@@ -35,9 +35,9 @@ type StackOptions struct {
 	// Users are extra lines of the aggregator's token file
 	// (token,user,uid,"group1,group2").
 	Users []string
-	// AggregatorOpenFiles, when positive, is the aggregator's open-file
-	// limit: what a flood of connections runs into.
-	AggregatorOpenFiles int
+	// OpenFiles, when positive, is a stage's open-file limit by name:
+	// what a flood of connections runs into.
+	OpenFiles map[string]int
 }
 
 // Stack is the whole split composition of hack/run.sh, started by a test:
@@ -56,6 +56,8 @@ type Stack struct {
 	hopCA string
 	args  map[string][]string
 	procs map[string]*process
+	// openFiles is StackOptions.OpenFiles.
+	openFiles map[string]int
 	// t is the test that started the stack: every process lives as long
 	// as it does, even one restarted from a subtest.
 	t testing.TB
@@ -66,7 +68,8 @@ type Stack struct {
 func StartStack(t testing.TB, opts StackOptions) *Stack {
 	t.Helper()
 	dir := t.TempDir()
-	s := &Stack{t: t, Etcd: StartEtcd(t), Addr: map[string]string{}, args: map[string][]string{}, procs: map[string]*process{}}
+	s := &Stack{t: t, Etcd: StartEtcd(t), Addr: map[string]string{}, args: map[string][]string{}, procs: map[string]*process{},
+		openFiles: opts.OpenFiles}
 	for _, name := range []string{StageRegistry, StageAuthn, StageAuthz, StageAdmission} {
 		s.Addr[name] = FreeLoopbackAddress(t)
 	}
@@ -77,7 +80,7 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 		t.Fatal(err)
 	}
 	tokens, own := s.writeTokens(t, dir, opts.Users)
-	s.Aggregator = startAggregator(t, opts.AggregatorOpenFiles, append([]string{
+	s.Aggregator = startAggregator(t, opts.OpenFiles[StageAggregator], append([]string{
 		"--identity-key-file", aggKey, "--token-auth-file", tokens, "--authorization-mode", "Webhook",
 		"--registry-url", scheme + s.Addr[StageRegistry], "--authn-url", scheme + s.Addr[StageAuthn],
 		"--authz-url", scheme + s.Addr[StageAuthz],
@@ -159,8 +162,11 @@ func randomToken(t testing.TB) string {
 // restarts it.
 func (s *Stack) Start(t testing.TB, name string) {
 	t.Helper()
-	s.procs[name] = launch(s.t, name, s.args[name])
+	s.procs[name] = launchLimited(s.t, name, s.openFiles[name], s.args[name])
 }
+
+// PID is a backend stage's process id, to read what it uses from /proc.
+func (s *Stack) PID(name string) int { return s.procs[name].PID() }
 
 // Stop stops a backend stage with SIGTERM, as an outage or a rollout would.
 func (s *Stack) Stop(t testing.TB, name string) {
