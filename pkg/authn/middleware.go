@@ -7,7 +7,6 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 )
@@ -122,17 +121,7 @@ func authenticate(r *http.Request, a Authenticator, opts Options) (*authenticati
 // unavailable is the 503 for an authenticator that could not decide. Its
 // message is generic: the cause may name internal hosts.
 func unavailable(retryAfter time.Duration) error {
-	if retryAfter <= 0 {
-		retryAfter = DefaultRetryAfter
-	}
-	seconds := int32((retryAfter + time.Second - 1) / time.Second)
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusServiceUnavailable,
-		Reason:  metav1.StatusReasonServiceUnavailable,
-		Message: "authentication is temporarily unavailable, please retry",
-		Details: &metav1.StatusDetails{RetryAfterSeconds: seconds},
-	}}
+	return apierror.Unavailable("authentication is temporarily unavailable, please retry", retryAfter)
 }
 
 // attemptResult names an authentication's outcome as kube's metric does.

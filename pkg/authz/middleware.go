@@ -3,13 +3,11 @@ package authz
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
@@ -60,7 +58,6 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 	if cfg.RetryAfter == 0 {
 		cfg.RetryAfter = DefaultRetryAfter
 	}
-	retryAfter := int32(math.Ceil(cfg.RetryAfter.Seconds()))
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			user, ok := cfg.UserFrom(r)
@@ -77,7 +74,7 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 			case res.Decision == DecisionAllow:
 				next.ServeHTTP(w, r)
 			case err != nil:
-				apierror.Write(w, unavailable(retryAfter))
+				apierror.Write(w, unavailable(cfg.RetryAfter))
 			default:
 				apierror.Write(w, Forbidden(attrs, res.Reason))
 			}
@@ -87,8 +84,6 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 
 // unavailable is the 503 for a failed authorizer. Its message does not
 // include the cause: that would show internal addresses to the caller.
-func unavailable(retryAfterSeconds int32) *apierrors.StatusError {
-	err := apierrors.NewServiceUnavailable("authorization is temporarily unavailable, please retry")
-	err.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: retryAfterSeconds}
-	return err
+func unavailable(retryAfter time.Duration) *apierrors.StatusError {
+	return apierror.Unavailable("authorization is temporarily unavailable, please retry", retryAfter)
 }

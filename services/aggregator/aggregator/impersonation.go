@@ -10,7 +10,6 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/authn"
@@ -178,11 +177,5 @@ func appendMissing(list []string, values ...string) []string {
 // impersonationUnavailable is the 503 for an authorizer that could not
 // decide: the request reached nothing, so the client may retry it.
 func impersonationUnavailable() error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusServiceUnavailable,
-		Reason:  metav1.StatusReasonServiceUnavailable,
-		Message: "authorization is temporarily unavailable, please retry",
-		Details: &metav1.StatusDetails{RetryAfterSeconds: 1},
-	}}
+	return apierror.Unavailable("authorization is temporarily unavailable, please retry", 0)
 }

@@ -157,11 +157,5 @@ func issueError(err error, name string) error {
 // lookupUnavailable is a 503 the client may retry: TokenRequest writes
 // nothing, so retrying cannot do anything twice.
 func lookupUnavailable(err error) error {
-	return &apierrors.StatusError{ErrStatus: metav1.Status{
-		Status:  metav1.StatusFailure,
-		Code:    http.StatusServiceUnavailable,
-		Reason:  metav1.StatusReasonServiceUnavailable,
-		Message: fmt.Sprintf("cannot look up the service account: %v", err),
-		Details: &metav1.StatusDetails{Kind: "serviceaccounts", RetryAfterSeconds: 1},
-	}}
+	return apierror.Unavailable(fmt.Sprintf("cannot look up the service account: %v", err), 0)
 }

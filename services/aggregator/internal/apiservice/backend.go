@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/transport"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
@@ -158,7 +157,7 @@ func setUserHeaders(r *http.Request) error {
 type unusable struct{ err error }
 
 func (u unusable) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	apierror.Write(w, apierrors.NewServiceUnavailable(u.err.Error()))
+	apierror.Write(w, apierror.Unavailable(u.err.Error(), 0))
 }
 
 // Get implements discovery.Backend.

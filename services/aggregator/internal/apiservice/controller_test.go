@@ -124,8 +124,9 @@ func TestInvalidBackendAndLocalAPIServices(t *testing.T) {
 	if !ok {
 		t.Fatal("the APIService with a bad caBundle is not routed")
 	}
-	if rec := proxyAs(svc.Backend, &authenticationv1.UserInfo{Username: "alice"}); rec.Code != http.StatusServiceUnavailable {
-		t.Errorf("bad caBundle: %d, want 503", rec.Code)
+	// As any stage that cannot serve: 503 with Retry-After, so clients retry.
+	if rec := proxyAs(svc.Backend, &authenticationv1.UserInfo{Username: "alice"}); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("bad caBundle: %d, Retry-After %q; want 503 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
 	}
 	if got := availableOf(t, client, "v1.apps"); got.Status != statusTrue || got.Reason != reasonLocal {
 		t.Errorf("local: Available = %+v, want True, %s", got, reasonLocal)

@@ -67,7 +67,7 @@ type Handler struct {
 	table                  *Table
 	backends               map[string]Backend
 	cacheFor, fetchTimeout time.Duration
-	retryAfter             int32
+	retryAfter             time.Duration
 	fetchContext           func(context.Context) context.Context
 	now                    func() time.Time
 	log                    *slog.Logger
@@ -91,7 +91,7 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{
 		table: cfg.Table, backends: cfg.Backends, cacheFor: cfg.CacheFor, fetchTimeout: cfg.FetchTimeout,
 		fetchContext: cfg.FetchContext, now: cfg.Now, log: cfg.Log,
-		retryAfter: int32(max(time.Second, cmp.Or(cfg.RetryAfter, DefaultRetryAfter)) / time.Second),
+		retryAfter: cmp.Or(cfg.RetryAfter, DefaultRetryAfter),
 	}
 	h.cacheFor = cmp.Or(h.cacheFor, DefaultCacheFor)
 	h.fetchTimeout = cmp.Or(h.fetchTimeout, DefaultFetchTimeout)
@@ -125,7 +125,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	b := h.backend(name)
 	if b == nil { // a rule added at run time for an upstream nobody serves
-		apierror.Write(w, apierrors.NewServiceUnavailable(fmt.Sprintf("no backend serves upstream %q", name)))
+		apierror.Write(w, apierror.Unavailable(fmt.Sprintf("no backend serves upstream %q", name), h.retryAfter))
 		return
 	}
 	b.ServeHTTP(w, r)
@@ -141,9 +141,7 @@ func (h *Handler) serveGroupList(w http.ResponseWriter, r *http.Request) {
 	}
 	groups, answers := h.groupList(r.Context())
 	if answers == 0 {
-		err := apierrors.NewServiceUnavailable("no API service answered discovery")
-		err.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: h.retryAfter}
-		apierror.Write(w, err)
+		apierror.Write(w, apierror.Unavailable("no API service answered discovery", h.retryAfter))
 		return
 	}
 	groups = withAggregated(groups, h.aggregated.Load())

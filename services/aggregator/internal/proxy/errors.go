@@ -7,7 +7,6 @@ import (
 	"net/url"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 )
@@ -57,7 +56,5 @@ func (p *Proxy) reportUnreachable(out *http.Request, a *attempt, err error) {
 // unavailable is the 503 for a request that reached no backend: it carries
 // Retry-After, so client-go sends it again, writes included.
 func (p *Proxy) unavailable(err error) error {
-	e := apierrors.NewServiceUnavailable(fmt.Sprintf("the %s service is unavailable: %v", p.up.Name(), err))
-	e.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: p.retryAfter}
-	return e
+	return apierror.Unavailable(fmt.Sprintf("the %s service is unavailable: %v", p.up.Name(), err), p.retryAfter)
 }

@@ -50,7 +50,7 @@ type Config struct {
 type Proxy struct {
 	up         *upstream.Upstream
 	decorate   func(*http.Request) error
-	retryAfter int32
+	retryAfter time.Duration
 	log        *slog.Logger
 	transport  http.RoundTripper
 	bufferBody int64
@@ -78,7 +78,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{
 		up: cfg.Upstream, decorate: cfg.Decorate, log: cfg.Log,
-		retryAfter: int32(max(1, cfg.RetryAfter/time.Second)),
+		retryAfter: cfg.RetryAfter,
 		transport:  transport,
 		bufferBody: cfg.BufferBody,
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 )
 
@@ -46,10 +47,6 @@ func newAdmitters(a Admission) admitters {
 	}
 	return out
 }
-
-// retryAfterSeconds is what a client is told to wait after admission could
-// not be asked: long enough for a restarting service, short for a blip.
-const retryAfterSeconds = 1
 
 // review is one question to admission about a write: the fields of an
 // AdmissionRequest the registry fills in. Its objects are encoded only once
@@ -191,9 +188,7 @@ func admissionError(err error) error {
 		errors.Is(err, admission.ErrValidatingPatch) {
 		return apierrors.NewInternalError(fmt.Errorf("admission returned an unusable answer: %w", err))
 	}
-	e := apierrors.NewServiceUnavailable("admission is temporarily unavailable, please retry")
-	e.ErrStatus.Details = &metav1.StatusDetails{RetryAfterSeconds: retryAfterSeconds}
-	return e
+	return apierror.Unavailable("admission is temporarily unavailable, please retry", 0)
 }
 
 // on reports whether any admission stage is configured, so that writes
