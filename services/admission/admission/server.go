@@ -10,6 +10,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/observe"
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
@@ -74,7 +75,7 @@ func routes(l *Local, verifier *identity.Verifier) http.Handler {
 	mux.Handle(pkgadmission.RulesPath, asserted(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pkgadmission.NewRulesHandler(l.Rules()).ServeHTTP(w, r)
 	})))
-	return health.Probes(nil, []health.Check{{Name: "informers-synced", Func: l.ready}})(apierror.ServeMux(mux))
+	return recovery.Middleware(nil)(health.Probes(nil, []health.Check{{Name: "informers-synced", Func: l.ready}})(apierror.ServeMux(mux)))
 }
 
 // Local is the plugins the server serves.

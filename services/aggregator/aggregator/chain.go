@@ -8,6 +8,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
@@ -52,7 +53,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		return nil, err
 	}
 	return filters.Chain(
-		filters.WithPanicRecovery(cfg.Log),
+		recovery.Middleware(cfg.Log),
 		filters.WithRequestID(),
 		filters.WithMaxInFlight(limiter),
 		deadline,

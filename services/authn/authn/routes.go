@@ -7,6 +7,7 @@ import (
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/authn/oidc"
 	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
@@ -40,5 +41,5 @@ func newRouter(h handlers) http.Handler {
 	open.Handle(oidc.DiscoveryPath, h.oidcDocs)
 	open.Handle(serviceaccount.JWKSPath, h.oidcDocs)
 	open.Handle("/", identity.Require(h.verifier)(apierror.ServeMux(api)))
-	return health.Probes(nil, h.ready)(open)
+	return recovery.Middleware(nil)(health.Probes(nil, h.ready)(open))
 }

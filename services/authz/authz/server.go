@@ -10,6 +10,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/observe"
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
@@ -81,7 +82,7 @@ func routes(e engines, v *identity.Verifier, revisions http.Handler) http.Handle
 	mux.Handle("POST "+LocalSubjectAccessReviewPattern, asserted(newLocalSubjectAccessReviewHandler(e.authorizer)))
 	handleDiscovery(mux, asserted)
 	mux.Handle("GET "+revision.Path, asserted(revisions))
-	return health.Probes(nil, e.checks)(apierror.ServeMux(mux))
+	return recovery.Middleware(nil)(health.Probes(nil, e.checks)(apierror.ServeMux(mux)))
 }
 
 // Authorizer is the stage in process: the chain of engines the

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/go-chi/chi/v5/middleware"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
@@ -27,7 +27,7 @@ const KubernetesVersion = "v1.37.2"
 // also needs every cache filled.
 func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
+	r.Use(recovery.Middleware(nil))
 	// chi's own refusals carry no body; clients expect a Status.
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) { apierror.Write(w, apierror.NotFoundPath(req.Method)) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {

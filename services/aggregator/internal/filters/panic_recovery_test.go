@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 )
 
 // panicInHandler is a named function so that tests can find it in a logged
@@ -17,7 +19,7 @@ func panicInHandler(http.ResponseWriter, *http.Request) { panic("boom in handler
 
 func TestPanicRecovery(t *testing.T) {
 	sink, logger := newLogSink()
-	srv := newServer(t, []func(http.Handler) http.Handler{WithPanicRecovery(logger), WithRequestID()}, func(r chi.Router) {
+	srv := newServer(t, []func(http.Handler) http.Handler{recovery.Middleware(logger), WithRequestID()}, func(r chi.Router) {
 		r.Get("/panic", panicInHandler)
 		r.Get("/ok", func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "ok") })
 	})
@@ -63,7 +65,7 @@ func TestPanicRecovery(t *testing.T) {
 // it would become a 500 the handler never meant to send.
 func TestPanicRecoveryPassesAbortHandler(t *testing.T) {
 	sink, logger := newLogSink()
-	srv := newServer(t, []func(http.Handler) http.Handler{WithPanicRecovery(logger)}, func(r chi.Router) {
+	srv := newServer(t, []func(http.Handler) http.Handler{recovery.Middleware(logger)}, func(r chi.Router) {
 		r.Get("/abort", func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) })
 	})
 	resp, err := srv.Client().Get(srv.URL + "/abort")
@@ -80,7 +82,7 @@ func TestPanicRecoveryPassesAbortHandler(t *testing.T) {
 // breaks the response rather than ending it as if it were complete.
 func TestPanicRecoveryAfterResponseStarted(t *testing.T) {
 	sink, logger := newLogSink()
-	srv := newServer(t, []func(http.Handler) http.Handler{WithPanicRecovery(logger)}, func(r chi.Router) {
+	srv := newServer(t, []func(http.Handler) http.Handler{recovery.Middleware(logger)}, func(r chi.Router) {
 		r.Get("/half", func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, "partial")
 			http.NewResponseController(w).Flush() // through the recovery's writer

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
@@ -30,7 +31,7 @@ const DefaultRequestTimeout = 60 * time.Second
 //
 // The handler runs in a goroutine of its own, so that the 504 can be written
 // while it is still busy; its panics are carried back and panicked again in
-// the serving goroutine, for WithPanicRecovery outside. A handler that
+// the serving goroutine, for recovery.Middleware outside. A handler that
 // panics after its deadline has nobody to answer, so its panic goes to
 // slog.Default().
 func WithRequestDeadline(timeout time.Duration) (func(http.Handler) http.Handler, error) {
@@ -88,7 +89,7 @@ func serveWithDeadline(w http.ResponseWriter, r *http.Request, next http.Handler
 		defer func() {
 			p := recover()
 			if p != nil && p != http.ErrAbortHandler {
-				p = capturePanic(p)
+				p = recovery.Capture(p)
 			}
 			done <- p
 		}()
@@ -110,11 +111,11 @@ func serveWithDeadline(w http.ResponseWriter, r *http.Request, next http.Handler
 // logLatePanic waits for a handler that outlived its deadline and logs its
 // panic, if it has one.
 func logLatePanic(r *http.Request, done <-chan any) {
-	hp, ok := (<-done).(*handlerPanic)
+	hp, ok := (<-done).(*recovery.Panic)
 	if !ok {
 		return
 	}
 	slog.Error("panic serving request after its deadline",
 		"method", r.Method, "uri", r.RequestURI,
-		"panic", fmt.Sprint(hp.value), "stack", string(hp.stack))
+		"panic", fmt.Sprint(hp.Value), "stack", string(hp.Stack))
 }

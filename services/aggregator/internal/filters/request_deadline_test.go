@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/recovery"
 )
 
 func mustDeadline(t *testing.T, timeout time.Duration) func(http.Handler) http.Handler {
@@ -166,7 +168,7 @@ func TestRequestDeadlineTimeoutParameter(t *testing.T) {
 // already under way cannot become a 504, and must not end as if whole.
 func TestRequestDeadlineAbortsAStartedResponse(t *testing.T) {
 	sink, logger := newLogSink()
-	srv := newServer(t, []func(http.Handler) http.Handler{WithPanicRecovery(logger), mustDeadline(t, 50*time.Millisecond)}, func(r chi.Router) {
+	srv := newServer(t, []func(http.Handler) http.Handler{recovery.Middleware(logger), mustDeadline(t, 50*time.Millisecond)}, func(r chi.Router) {
 		r.Get("/api/v1/pods", func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, "partial")
 			http.NewResponseController(w).Flush()
@@ -187,10 +189,10 @@ func TestRequestDeadlineAbortsAStartedResponse(t *testing.T) {
 }
 
 // TestRequestDeadlineCarriesPanics: a panic in the handler's goroutine
-// reaches WithPanicRecovery, with the stack where it happened.
+// reaches recovery.Middleware, with the stack where it happened.
 func TestRequestDeadlineCarriesPanics(t *testing.T) {
 	sink, logger := newLogSink()
-	srv := newServer(t, []func(http.Handler) http.Handler{WithPanicRecovery(logger), mustDeadline(t, time.Minute)}, func(r chi.Router) {
+	srv := newServer(t, []func(http.Handler) http.Handler{recovery.Middleware(logger), mustDeadline(t, time.Minute)}, func(r chi.Router) {
 		r.Get("/api/v1/pods", panicInHandler)
 	})
 	resp, body := do(t, srv, http.MethodGet, "/api/v1/pods")

@@ -1,4 +1,6 @@
-package filters
+// Package recovery turns a panic in a handler into a 500 Status for that
+// request alone, in every kubesplit service.
+package recovery
 
 import (
 	"bufio"
@@ -18,7 +20,11 @@ import (
 // since it may carry internals the caller has no business seeing.
 var errPanic = errors.New("this request caused the server to panic; look in the logs for details")
 
-// WithPanicRecovery returns a middleware that turns a panic in a later
+// auditIDHeader is kube's response header naming a request, which the
+// aggregator sets; the log line carries it so the two can be matched.
+const auditIDHeader = "Audit-Id"
+
+// Middleware returns a middleware that turns a panic in a later
 // handler into a 500 InternalError Status and one error log line with the
 // panic value and its stack, so that a bug fails one request rather than the
 // process, and the client's keep-alive connection stays usable. A nil logger
@@ -30,7 +36,7 @@ var errPanic = errors.New("this request caused the server to panic; look in the 
 // panic after the response has started cannot become a Status either: it is
 // logged and the response aborted the same way, so the client sees a broken
 // response instead of a truncated one that looks whole.
-func WithPanicRecovery(logger *slog.Logger) func(http.Handler) http.Handler {
+func Middleware(logger *slog.Logger) func(http.Handler) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -45,11 +51,11 @@ func WithPanicRecovery(logger *slog.Logger) func(http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				hp := capturePanic(p)
+				hp := Capture(p)
 				logger.Error("panic serving request",
 					"method", r.Method, "uri", r.RequestURI,
-					"auditID", w.Header().Get(HeaderAuditID),
-					"panic", fmt.Sprint(hp.value), "stack", string(hp.stack))
+					"auditID", w.Header().Get(auditIDHeader),
+					"panic", fmt.Sprint(hp.Value), "stack", string(hp.Stack))
 				if sw.started.Load() {
 					panic(http.ErrAbortHandler)
 				}
