@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/authz/rbac"
 
 	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
@@ -38,23 +39,8 @@ func startSync(t *testing.T) (*fake.Clientset, *rbac.Engine, *policySync) {
 		t.Fatal("ready before the informers ran")
 	}
 	s.start(ctx)
-	waitFor(t, func() bool { return s.ready(ctx) == nil })
+	polltest.Until(t, 10*time.Second, "the engine to be ready", func() bool { return s.ready(ctx) == nil })
 	return client, engine, s
-}
-
-// waitFor polls cond for up to 10 seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(10 * time.Second)
-	for !cond() {
-		select {
-		case <-deadline:
-			t.Fatal("condition not met within 10s")
-		case <-tick.C:
-		}
-	}
 }
 
 func decide(t *testing.T, e *rbac.Engine, a authz.Attributes) authz.Decision {
@@ -93,7 +79,7 @@ func TestPolicySyncFollowsBindings(t *testing.T) {
 	if _, err := bindings.Create(context.Background(), binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return decide(t, engine, bob) == authz.DecisionAllow })
+	polltest.Until(t, 10*time.Second, "bob to be allowed", func() bool { return decide(t, engine, bob) == authz.DecisionAllow })
 	res, _ := engine.Authorize(context.Background(), bob)
 	if res.Revision != 42 {
 		t.Errorf("revision after the binding = %d, want 42 (its resourceVersion)", res.Revision)
@@ -102,7 +88,7 @@ func TestPolicySyncFollowsBindings(t *testing.T) {
 	if err := bindings.Delete(context.Background(), "bob-view", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return decide(t, engine, bob) == authz.DecisionNoOpinion })
+	polltest.Until(t, 10*time.Second, "bob to be no longer allowed", func() bool { return decide(t, engine, bob) == authz.DecisionNoOpinion })
 }
 
 // TestWithDefaultsAPIWins: an object in the API replaces the default of

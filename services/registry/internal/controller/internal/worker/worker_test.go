@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 )
 
@@ -33,7 +34,7 @@ func TestRetriesAreBounded(t *testing.T) {
 	}
 	// Once dropped, a fresh Add is a fresh start: the fifth call proves the
 	// key left the queue rather than waiting in it.
-	waitFor(t, func() bool { return q.Len() == 0 && q.q.NumRequeues("k") == 0 })
+	polltest.Until(t, 10*time.Second, "the queue to drain", func() bool { return q.Len() == 0 && q.q.NumRequeues("k") == 0 })
 	if got := calls.Load(); got != 4 {
 		t.Fatalf("calls = %d, want 4", got)
 	}
@@ -66,18 +67,5 @@ func TestRunStops(t *testing.T) {
 	case <-stopped:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Run did not return")
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met")
-		}
-		<-tick.C
 	}
 }
