@@ -9,8 +9,8 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/revision"
-	"github.com/kubesplit/kubesplit/services/authn/oidc"
-	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
+	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/internal/serviceaccount"
 )
 
 // handlers are what the routes serve, built by Start.

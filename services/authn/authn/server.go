@@ -13,8 +13,8 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
-	"github.com/kubesplit/kubesplit/services/authn/oidc"
-	"github.com/kubesplit/kubesplit/services/authn/serviceaccount"
+	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/internal/serviceaccount"
 )
 
 // Server is a running authn service.

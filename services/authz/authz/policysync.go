@@ -15,7 +15,7 @@ import (
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubesplit/kubesplit/services/authz/rbac"
+	"github.com/kubesplit/kubesplit/services/authz/internal/rbac"
 
 	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )

@@ -15,7 +15,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/polltest"
-	"github.com/kubesplit/kubesplit/services/authz/rbac"
+	"github.com/kubesplit/kubesplit/services/authz/internal/rbac"
 
 	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )

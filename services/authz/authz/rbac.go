@@ -11,7 +11,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/revision"
-	"github.com/kubesplit/kubesplit/services/authz/rbac"
+	"github.com/kubesplit/kubesplit/services/authz/internal/rbac"
 )
 
 // newRBACMode is kube's RBAC, evaluated by the rbac engine over the RBAC

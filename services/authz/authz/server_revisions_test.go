@@ -20,7 +20,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
-	"github.com/kubesplit/kubesplit/services/authz/rbac"
+	"github.com/kubesplit/kubesplit/services/authz/internal/rbac"
 )
 
 // TestPolicySyncPublishes: every policy loaded is pushed with its revision,

@@ -14,7 +14,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
-	"github.com/kubesplit/kubesplit/services/authn/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 )
 
 func TestAuthenticateRoundTrip(t *testing.T) {

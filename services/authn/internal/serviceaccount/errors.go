@@ -3,7 +3,7 @@ package serviceaccount
 import (
 	"errors"
 
-	"github.com/kubesplit/kubesplit/services/authn/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 )
 
 // Sentinel errors, matched with errors.Is. Invalid configuration is reported

@@ -3,7 +3,7 @@ package serviceaccount
 import (
 	"crypto"
 
-	"github.com/kubesplit/kubesplit/services/authn/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 )
 
 // keyAlgorithm is how one key signs: its JWS algorithm name, the digest it

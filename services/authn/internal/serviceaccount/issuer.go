@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
-	"github.com/kubesplit/kubesplit/services/authn/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 )
 
 // Bounds on IssuerConfig.MaxTTL, as kube-apiserver puts them on

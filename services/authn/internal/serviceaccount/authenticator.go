@@ -10,7 +10,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
-	"github.com/kubesplit/kubesplit/services/authn/oidc"
+	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 )
 
 // clockSkew is how far exp, nbf and iat may be off; kube allows a minute,
