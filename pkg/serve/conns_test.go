@@ -154,6 +154,7 @@ func TestPerClientCap(t *testing.T) {
 	for i := range idle {
 		idle[i] = dial(t, s, "127.0.0.1")
 		idle[i].get(t, "/")
+		waitAllIdle(t, s)
 	}
 	fresh := dial(t, s, "127.0.0.1")
 	if code, _ := fresh.get(t, "/"); code != http.StatusOK {
@@ -194,6 +195,7 @@ func TestFullServerServesNewClients(t *testing.T) {
 		// clients would be.
 		flood[i] = dial(t, s, "127.0.0."+string(rune('2'+i%8)))
 		flood[i].get(t, "/version")
+		waitAllIdle(t, s) // so that they turn idle in the order they were opened
 	}
 	client := &http.Client{Timeout: closedWithin, Transport: &http.Transport{}}
 	for _, path := range []string{"/healthz", "/api/v1/namespaces"} {
@@ -320,6 +322,14 @@ func (c *watchedConn) Close() error {
 }
 
 // waitBusy waits until n connections of s are serving a request.
+// waitAllIdle waits until the server has marked every connection idle: a
+// client reads its response before the server's own goroutine says the
+// connection is idle again, so without it the idle order is a race.
+func waitAllIdle(t *testing.T, s *Server) {
+	t.Helper()
+	polltest.Until(t, closedWithin, "every connection idle", func() bool { return s.conns.busy() == 0 })
+}
+
 func waitBusy(t *testing.T, s *Server, n int) {
 	t.Helper()
 	polltest.Until(t, closedWithin, "busy connections", func() bool { return s.conns.busy() >= n })
