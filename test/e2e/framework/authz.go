@@ -1,7 +1,7 @@
 package framework
 
 import (
-	"net"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -14,21 +14,12 @@ func AuthzBinDir() (string, error) {
 }
 
 // FreeLoopbackAddress returns 127.0.0.1:<port> of a port that was free a
-// moment ago. The aggregator must be told authz's address before authz can
-// start (authz reaches the API through the aggregator), so one of them has
-// to be given a port in advance; another process may take it in between,
-// which is rare enough for tests.
+// moment ago (see freePortRun). The aggregator must be told authz's
+// address before authz can start (authz reaches the API through the
+// aggregator), so one of them has to be given a port in advance.
 func FreeLoopbackAddress(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
+	return fmt.Sprintf("127.0.0.1:%d", freePortRun(t, 1))
 }
 
 // Authz is an authz binary started by a test.

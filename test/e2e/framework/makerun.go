@@ -3,8 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,37 +73,4 @@ func (r *MakeRun) Kubectl(t testing.TB, args ...string) (string, error) {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, kubectlPath(), append([]string{"--kubeconfig", filepath.Join(r.Dir, "kubeconfig")}, args...)...).CombinedOutput()
 	return string(out), err
-}
-
-// freePortRun returns the first of n consecutive loopback ports that were
-// all free a moment ago: run.sh takes its aggregator's port and the ones
-// after it, as make run takes 6443 to 6447. Like FreeLoopbackAddress,
-// another process may take one in between, which is rare enough.
-func freePortRun(t testing.TB, n int) int {
-	t.Helper()
-	for range 50 {
-		base := 20000 + rand.IntN(30000)
-		if portsFree(base, n) {
-			return base
-		}
-	}
-	t.Fatalf("no %d consecutive free loopback ports found", n)
-	return 0
-}
-
-func portsFree(base, n int) bool {
-	var open []net.Listener
-	defer func() {
-		for _, ln := range open {
-			_ = ln.Close()
-		}
-	}()
-	for port := base; port < base+n; port++ {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			return false
-		}
-		open = append(open, ln)
-	}
-	return true
 }
