@@ -214,24 +214,30 @@ type idleFlood struct {
 }
 
 func (f *idleFlood) run(ctx context.Context) {
+	eachOf(ctx, 16, idleConns, func(i int) {
+		c, err := f.open(ctx, fmt.Sprintf("127.0.0.%d", 2+i%8))
+		if err != nil {
+			f.failed.Add(1)
+			return
+		}
+		f.opened.Add(1)
+		f.mu.Lock()
+		f.conns = append(f.conns, c)
+		f.mu.Unlock()
+	})
+}
+
+// eachOf calls do with 1 to n from workers goroutines at once, until all
+// are done or ctx ends, and returns when every call has.
+func eachOf(ctx context.Context, workers, n int, do func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1); i <= idleConns && ctx.Err() == nil; i = next.Add(1) {
-				c, err := f.open(ctx, fmt.Sprintf("127.0.0.%d", 2+i%8))
-				if err != nil {
-					f.failed.Add(1)
-					continue
-				}
-				f.opened.Add(1)
-				f.mu.Lock()
-				f.conns = append(f.conns, c)
-				f.mu.Unlock()
+	for range workers {
+		wg.Go(func() {
+			for i := next.Add(1); i <= int64(n) && ctx.Err() == nil; i = next.Add(1) {
+				do(int(i))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }
@@ -304,18 +310,7 @@ type bodyFlood struct {
 
 func (f *bodyFlood) run(ctx context.Context) {
 	payload := bytes.Repeat([]byte("x"), 8<<20)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := next.Add(1); i <= oversizedBodies && ctx.Err() == nil; i = next.Add(1) {
-				f.post(ctx, int(i), payload)
-			}
-		}()
-	}
-	wg.Wait()
+	eachOf(ctx, 4, oversizedBodies, func(i int) { f.post(ctx, i, payload) })
 }
 
 func (f *bodyFlood) post(ctx context.Context, i int, payload []byte) {
