@@ -139,9 +139,8 @@ func applyPatch(typed runtime.Object, kind types.PatchType, cur, patch []byte) (
 // apply is server-side apply: the body is the caller's whole intent for the
 // fields it manages, merged into the live object, creating it if absent.
 func (q *request) apply(wr *write, body []byte) error {
-	if q.r.URL.Query().Get("fieldManager") == "" {
-		return apierrors.NewBadRequest("PATCH with apply requires the fieldManager parameter")
-	}
+	// newWrite already refused an apply without a fieldManager (422, as
+	// kube's PatchOptions validation does).
 	force := wr.force
 	if err := checkYAMLExpansion(body, maxPatchedBytes); err != nil {
 		return err
