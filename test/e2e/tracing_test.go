@@ -116,9 +116,16 @@ func TestOneTraceAcrossFiveServices(t *testing.T) {
 		if root, ok = createSpan(otlp.Spans()); !ok {
 			return false
 		}
+		// Each service exports on its own schedule: wait for all five,
+		// and for every span's parent, which another service may export
+		// after the span itself.
 		services := map[string]bool{}
-		for _, sp := range traceOf(otlp.Spans(), root.TraceID) {
+		trace := traceOf(otlp.Spans(), root.TraceID)
+		for _, sp := range trace {
 			services[sp.Service] = true
+			if _, ok := trace[sp.ParentSpanID]; sp.ParentSpanID != "" && !ok {
+				return false
+			}
 		}
 		return len(services) == 5
 	})
@@ -127,7 +134,7 @@ func TestOneTraceAcrossFiveServices(t *testing.T) {
 		for _, sp := range trace {
 			t.Logf("span of %s: %q, kind %v, parent %s", sp.Service, sp.Name, sp.Kind, sp.ParentSpanID)
 		}
-		t.Fatal("the create's trace does not hold spans of all five services")
+		t.Fatal("the create's trace does not hold spans of all five services, each with its parent")
 	}
 	for _, sp := range trace {
 		if sp.ParentSpanID == "" {
