@@ -9,7 +9,7 @@ RUN_DIR  := .run
 PKGS     := work
 TEST_TIMEOUT ?= 15m
 
-.PHONY: all build run test test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
+.PHONY: all build kube-binaries run test test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
 
 all: build
 
@@ -30,9 +30,13 @@ build:
 run: build
 	@hack/run.sh
 
+## kube-binaries: the real Kubernetes v1.37.2 binaries (kube-apiserver, kube-controller-manager, kube-scheduler, etcd, kwok) built once into a cache outside the tree (hack/kube-binaries.sh)
+kube-binaries:
+	@hack/kube-binaries.sh
+
 ## test: unit, integration and end-to-end tests of every module
-test: build
-	KUBESPLIT_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+test: build kube-binaries
+	KUBESPLIT_BIN=$(CURDIR)/$(BIN) KUBESPLIT_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## lint: formatting, vet, and go.work in sync with the modules
 lint: check-work
