@@ -45,7 +45,7 @@ func (q *request) objectReview(wr *write, op admissionv1.Operation, obj, old *un
 // the registry's own validation, run next, judges what will be stored.
 // prepare runs before obj is replaced, so it may read obj.
 func (q *request) mutateObject(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured,
-	prepare func(patched *unstructured.Unstructured)) error {
+	prepare func(patched *unstructured.Unstructured) error) error {
 	if q.h.adm.mutating == nil {
 		return nil
 	}
@@ -63,7 +63,9 @@ func (q *request) mutateObject(wr *write, op admissionv1.Operation, obj, old *un
 	// Field ownership is the field manager's: a patch to it could leave
 	// the object with managedFields it cannot read.
 	next.SetManagedFields(obj.GetManagedFields())
-	prepare(next)
+	if err := prepare(next); err != nil {
+		return err
+	}
 	obj.Object = next.Object
 	return nil
 }

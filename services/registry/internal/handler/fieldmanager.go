@@ -170,7 +170,12 @@ func (sameVersion) ConvertFieldLabel(gvk schema.GroupVersionKind, label, value s
 type defaulter struct{ info *resource.Info }
 
 func (d defaulter) Default(obj runtime.Object) {
-	if u, ok := obj.(*unstructured.Unstructured); ok && d.info.Default != nil {
+	u, ok := obj.(*unstructured.Unstructured)
+	switch {
+	case !ok:
+	case d.info.Strategy != nil:
+		d.info.Strategy.Default(u)
+	case d.info.Default != nil:
 		d.info.Default(u)
 	}
 }

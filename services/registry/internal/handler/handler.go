@@ -5,6 +5,7 @@
 package handler
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -166,6 +167,8 @@ type request struct {
 	// warnings are admission's, for the response (see addWarnings).
 	warnMu   sync.Mutex
 	warnings []string
+	// kubeCtx is the context kube's strategies run in (strategyContext).
+	kubeCtx context.Context
 }
 
 func (q *request) groupResource() schema.GroupResource {

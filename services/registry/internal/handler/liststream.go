@@ -59,9 +59,9 @@ func streamTable(w http.ResponseWriter, info *resource.Info, res *storage.ListRe
 	if err != nil {
 		return err
 	}
-	cols := tableColumns(info)
+	tab := info.Table()
 	return streamJSONArray(w, head, len(res.Items), func(i int) ([]byte, error) {
-		return json.Marshal(tableRow(cols, res.Items[i], opts))
+		return json.Marshal(tableRow(tab, res.Items[i], opts))
 	}, -1)
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -15,35 +14,62 @@ import (
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
 
-// prepareCreate sets the fields the server owns on a new object (uid,
-// creationTimestamp and generation; its name from generateName is
-// createNamed's) and clears what a client may not set.
-func prepareCreate(info *resource.Info, obj *unstructured.Unstructured, now metav1.Time) {
+// prepareCreate sets the fields the server owns on a new object (uid and
+// creationTimestamp; its name from generateName is createNamed's), then
+// prepares the rest (prepareNew).
+func (q *request) prepareCreate(obj *unstructured.Unstructured) error {
 	obj.SetUID(newUID())
-	obj.SetCreationTimestamp(now)
-	resetCreate(info, obj)
+	obj.SetCreationTimestamp(q.h.now())
+	return q.prepareNew(obj)
 }
 
-// resetCreate clears what a client (or a mutating admitter) may not set on
-// a new object.
-func resetCreate(info *resource.Info, obj *unstructured.Unstructured) {
-	if !info.Namespaced {
+// prepareNew clears what a client (or a mutating admitter) may not set on
+// a new object, then lets the type do its part: kube's strategy for a
+// built-in kind, the resource's flags and defaults for a custom resource.
+func (q *request) prepareNew(obj *unstructured.Unstructured) error {
+	if !q.res.Namespaced {
 		obj.SetNamespace("")
 	}
 	obj.SetResourceVersion("")
 	obj.SetDeletionTimestamp(nil)
 	obj.SetDeletionGracePeriodSeconds(nil)
 	obj.SetSelfLink("")
-	if info.Generation {
+	if s := q.res.Strategy; s != nil {
+		return s.PrepareForCreate(q.strategyContext(), obj)
+	}
+	if q.res.Generation {
 		obj.SetGeneration(1)
 	}
-	if info.StatusSubresource {
+	if q.res.StatusSubresource {
 		delete(obj.Object, "status")
 	}
+	if q.res.Default != nil {
+		q.res.Default(obj)
+	}
+	return nil
 }
 
-// prepareUpdate carries over, from the current state, everything a write
-// to this subresource may not change.
+// prepareUpdated carries over, from the current state, everything a write
+// to this subresource may not change, and defaults the rest.
+func (q *request) prepareUpdated(obj, cur *unstructured.Unstructured) error {
+	if s := q.res.Strategy; s != nil {
+		keepServerMetadata(obj, cur)
+		obj.SetGeneration(cur.GetGeneration()) // the strategy moves it
+		return s.PrepareForUpdate(q.strategyContext(), q.info.Subresource, obj, cur)
+	}
+	if q.res.Default != nil && q.info.Subresource == "" {
+		// Before comparing with cur, so that fields left to the server's
+		// defaults do not count as a spec change and bump generation.
+		q.res.Default(obj)
+	}
+	prepareUpdate(q.res, obj, cur, q.info.Subresource)
+	if q.res.Default != nil {
+		q.res.Default(obj)
+	}
+	return nil
+}
+
+// prepareUpdate is prepareUpdated for a resource without a Strategy.
 func prepareUpdate(info *resource.Info, obj, cur *unstructured.Unstructured, subresource string) {
 	switch subresource {
 	case "status":
@@ -57,30 +83,10 @@ func prepareUpdate(info *resource.Info, obj, cur *unstructured.Unstructured, sub
 		next.SetResourceVersion(obj.GetResourceVersion())
 		obj.Object = next.Object
 		return
-	case "finalize":
-		next := cur.DeepCopy()
-		// An empty list is sent as no list at all; store it as empty so that
-		// defaulting does not put the finalizer back.
-		finalizers, ok, _ := unstructured.NestedFieldCopy(obj.Object, "spec", "finalizers")
-		if !ok || finalizers == nil {
-			finalizers = []any{}
-		}
-		_ = unstructured.SetNestedField(next.Object, finalizers, "spec", "finalizers")
-		next.SetResourceVersion(obj.GetResourceVersion())
-		obj.Object = next.Object
-		return
 	}
-	obj.SetUID(cur.GetUID())
-	obj.SetCreationTimestamp(cur.GetCreationTimestamp())
-	obj.SetDeletionTimestamp(cur.GetDeletionTimestamp())
-	obj.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
-	obj.SetSelfLink("")
+	keepServerMetadata(obj, cur)
 	if info.StatusSubresource {
 		keep(obj, cur, "status")
-	}
-	if info.SpecFinalizers {
-		// Only the finalize subresource changes spec.finalizers.
-		keep(obj, cur, "spec", "finalizers")
 	}
 	if info.Generation {
 		gen := cur.GetGeneration()
@@ -89,6 +95,15 @@ func prepareUpdate(info *resource.Info, obj, cur *unstructured.Unstructured, sub
 		}
 		obj.SetGeneration(gen)
 	}
+}
+
+// keepServerMetadata carries over the metadata no write may change.
+func keepServerMetadata(obj, cur *unstructured.Unstructured) {
+	obj.SetUID(cur.GetUID())
+	obj.SetCreationTimestamp(cur.GetCreationTimestamp())
+	obj.SetDeletionTimestamp(cur.GetDeletionTimestamp())
+	obj.SetDeletionGracePeriodSeconds(cur.GetDeletionGracePeriodSeconds())
+	obj.SetSelfLink("")
 }
 
 // keep copies the field at path from cur to obj, or removes it from obj
@@ -116,29 +131,43 @@ func specChanged(a, b *unstructured.Unstructured) bool {
 	return false
 }
 
-// validate checks ObjectMeta and then the type's own rules, answering 422
-// Invalid with every problem found.
-func validate(info *resource.Info, obj, old *unstructured.Unstructured) error {
+// validate checks an object before it is written (old nil on create):
+// with kube's validation for a built-in kind, else ObjectMeta and the
+// resource's own rules. It answers 422 Invalid with every problem found.
+func (q *request) validate(wr *write, obj, old *unstructured.Unstructured) error {
+	var errs field.ErrorList
+	if s := q.res.Strategy; s != nil {
+		verrs, warnings, err := s.Validate(q.strategyContext(), q.info.Subresource, obj, old)
+		if err != nil {
+			return err
+		}
+		errs = verrs
+		wr.warnings = append(wr.warnings, warnings...)
+	} else {
+		errs = validateMeta(q.res, obj, old)
+		if q.res.Validate != nil {
+			errs = append(errs, q.res.Validate(obj, old)...)
+		}
+	}
+	if old != nil && old.GetDeletionTimestamp() != nil {
+		errs = append(errs, noNewFinalizers(obj, old)...)
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(q.res.GroupVersionKind().GroupKind(), obj.GetName(), errs)
+	}
+	return nil
+}
+
+// validateMeta is kube's generic ObjectMeta validation.
+func validateMeta(info *resource.Info, obj, old *unstructured.Unstructured) field.ErrorList {
+	if old != nil {
+		return apimachineryvalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
+	}
 	nameFn := apimachineryvalidation.NameIsDNSSubdomain
 	if info.ValidateName != nil {
 		nameFn = info.ValidateName
 	}
-	var errs field.ErrorList
-	if old == nil {
-		errs = apimachineryvalidation.ValidateObjectMetaAccessor(obj, info.Namespaced, nameFn, field.NewPath("metadata"))
-	} else {
-		errs = apimachineryvalidation.ValidateObjectMetaAccessorUpdate(obj, old, field.NewPath("metadata"))
-		if old.GetDeletionTimestamp() != nil {
-			errs = append(errs, noNewFinalizers(obj, old)...)
-		}
-	}
-	if info.Validate != nil {
-		errs = append(errs, info.Validate(obj, old)...)
-	}
-	if len(errs) > 0 {
-		return apierrors.NewInvalid(info.GroupVersionKind().GroupKind(), obj.GetName(), errs)
-	}
-	return nil
+	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, info.Namespaced, nameFn, field.NewPath("metadata"))
 }
 
 // noNewFinalizers forbids adding a finalizer to an object being deleted,

@@ -178,9 +178,8 @@ func (q *request) apply(wr *write, body []byte) error {
 			return err
 		}
 		obj := applied.(*unstructured.Unstructured)
-		prepareCreate(q.res, obj, q.h.now())
-		if q.res.Default != nil {
-			q.res.Default(obj)
+		if err := q.prepareCreate(obj); err != nil {
+			return err
 		}
 		if err := q.checkCreate(wr, obj); err != nil {
 			return err
@@ -201,9 +200,8 @@ func (q *request) apply(wr *write, body []byte) error {
 			return nil, err
 		}
 		obj := applied.(*unstructured.Unstructured)
-		prepareUpdate(q.res, obj, live, q.info.Subresource)
-		if q.res.Default != nil {
-			q.res.Default(obj)
+		if err := q.prepareUpdated(obj, live); err != nil {
+			return nil, err
 		}
 		return obj, q.checkUpdate(wr, obj, live)
 	}, wr.dryRun)

@@ -61,11 +61,13 @@ func (q *request) scale() error {
 		if err := setScale(q.res.Scale, next, want); err != nil {
 			return nil, err
 		}
-		q.prepareUpdated(next, live)
+		if err := q.prepareUpdated(next, live); err != nil {
+			return nil, err
+		}
 		if err := q.trackFields(wr, live, next); err != nil {
 			return nil, err
 		}
-		if err := validate(q.res, next, live); err != nil {
+		if err := q.validate(wr, next, live); err != nil {
 			return nil, err
 		}
 		return next, q.validateScale(wr, next, old)

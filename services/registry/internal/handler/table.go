@@ -22,32 +22,24 @@ type tableOptions struct {
 
 // table renders objects as the meta.k8s.io/v1 Table kubectl prints.
 func table(info *resource.Info, objs []*storage.Object, rv, cont string, opts tableOptions) *metav1.Table {
-	cols := tableColumns(info)
+	tab := info.Table()
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
 		ListMeta: metav1.ListMeta{ResourceVersion: rv, Continue: cont},
 		Rows:     make([]metav1.TableRow, 0, len(objs)),
 	}
 	if !opts.noHeaders {
-		t.ColumnDefinitions = printers.Definitions(cols)
+		t.ColumnDefinitions = tab.TableColumns()
 	}
 	for _, obj := range objs {
-		t.Rows = append(t.Rows, tableRow(cols, obj, opts))
+		t.Rows = append(t.Rows, tableRow(tab, obj, opts))
 	}
 	return t
 }
 
-// tableColumns are the columns of a resource's Table.
-func tableColumns(info *resource.Info) []printers.Column {
-	if info.Columns == nil {
-		return printers.Default
-	}
-	return info.Columns
-}
-
 // tableRow is one object's row.
-func tableRow(cols []printers.Column, obj *storage.Object, opts tableOptions) metav1.TableRow {
-	row := metav1.TableRow{Cells: printers.Cells(cols, obj.Decode())}
+func tableRow(tab printers.Table, obj *storage.Object, opts tableOptions) metav1.TableRow {
+	row := metav1.TableRow{Cells: tab.TableCells(obj.Decode())}
 	switch opts.includeObject {
 	case metav1.IncludeNone:
 	case metav1.IncludeObject:

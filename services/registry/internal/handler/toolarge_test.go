@@ -63,10 +63,12 @@ func TestManyLabelsAreTooLarge(t *testing.T) {
 // create and on update, and nothing is stored.
 func TestOverEtcdLimitIs413(t *testing.T) {
 	e := newEnv(t)
-	lease := func(name string, size int) string {
-		return fmt.Sprintf(`{"metadata":{"name":%q},"spec":{"holderIdentity":%q}}`, name, strings.Repeat("x", size))
+	lease := func(name string, size int, rv string) string {
+		return fmt.Sprintf(`{"metadata":{"name":%q,"resourceVersion":%q},"spec":{"holderIdentity":%q}}`, name, rv, strings.Repeat("x", size))
 	}
-	e.mustDo("POST", leasePath, lease("small", 10), http.StatusCreated)
+	small := e.mustDo("POST", leasePath, lease("small", 10, ""), http.StatusCreated)
+	// A Lease update must name the version it replaces (kube's strategy).
+	rv := at(small, "metadata.resourceVersion").(string)
 	for _, size := range []int{1600 << 10, 2500 << 10} {
 		for _, c := range []struct{ method, path, name string }{
 			{"POST", leasePath, "big"},
@@ -74,7 +76,11 @@ func TestOverEtcdLimitIs413(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%s %d KiB", c.method, size>>10), func(t *testing.T) {
 				before := e.etcdState()
-				resp, data := e.do(c.method, c.path, lease(c.name, size))
+				body := lease(c.name, size, "")
+				if c.method == "PUT" {
+					body = lease(c.name, size, rv)
+				}
+				resp, data := e.do(c.method, c.path, body)
 				s := status(t, resp, data, http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge)
 				if !strings.Contains(s.Message, "bytes as stored") {
 					t.Errorf("the message does not give the object's size: %s", s.Message)

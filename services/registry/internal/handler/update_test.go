@@ -29,7 +29,8 @@ func set(obj map[string]any, value any, path ...string) {
 	obj[path[len(path)-1]] = value
 }
 
-// generation counts changes to a Deployment's spec, and nothing else.
+// generation counts changes to a Deployment's spec and annotations (which
+// its ReplicaSets copy), as kube's strategy does, and nothing else.
 func TestGenerationCountsSpecChanges(t *testing.T) {
 	e := newEnv(t)
 	path := deployPath + "/d"
@@ -44,7 +45,7 @@ func TestGenerationCountsSpecChanges(t *testing.T) {
 	d = put(e, path, d, func(o map[string]any) { set(o, map[string]any{"team": "a"}, "metadata", "labels") })
 	check(d, 1, "a label change")
 	d = e.mustDo("PATCH", path, `{"metadata":{"annotations":{"a":"b"}}}`, http.StatusOK, "Content-Type", "application/merge-patch+json")
-	check(d, 1, "an annotation patch")
+	check(d, 2, "an annotation patch")
 	// The same spec as first sent, without the fields the server defaulted.
 	var minimal map[string]any
 	if err := json.Unmarshal([]byte(deployment("d", 1, "nginx:1")), &minimal); err != nil {
@@ -52,14 +53,14 @@ func TestGenerationCountsSpecChanges(t *testing.T) {
 	}
 	minimal["metadata"] = d["metadata"]
 	d = put(e, path, minimal, func(map[string]any) {})
-	check(d, 1, "a PUT of the same spec, leaving defaults to the server")
+	check(d, 2, "a PUT of the same spec, leaving defaults to the server")
 	d = put(e, path, d, func(o map[string]any) { set(o, float64(2), "spec", "replicas") })
-	check(d, 2, "a replicas change")
+	check(d, 3, "a replicas change")
 	d = e.mustDo("PATCH", path, `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:2"}]}}}}`, http.StatusOK,
 		"Content-Type", "application/strategic-merge-patch+json")
-	check(d, 3, "an image patch")
+	check(d, 4, "an image patch")
 	d = put(e, path+"/status", d, func(o map[string]any) { set(o, float64(3), "status", "observedGeneration") })
-	check(d, 3, "a status update")
+	check(d, 4, "a status update")
 }
 
 // The status subresource writes only status; the main resource ignores it.

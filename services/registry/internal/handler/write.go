@@ -94,9 +94,8 @@ func (q *request) create() error {
 // validation and the namespace check. Nothing here touches storage but the
 // namespace lookup.
 func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
-	prepareCreate(q.res, obj, q.h.now())
-	if q.res.Default != nil {
-		q.res.Default(obj)
+	if err := q.prepareCreate(obj); err != nil {
+		return err
 	}
 	if err := q.trackFields(wr, nil, obj); err != nil {
 		return err
@@ -108,19 +107,16 @@ func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
 // validation, validating admission. The name was generated before, so
 // admission sees the name that will be stored.
 func (q *request) checkCreate(wr *write, obj *unstructured.Unstructured) error {
-	err := q.mutateObject(wr, admissionv1.Create, obj, nil, func(patched *unstructured.Unstructured) {
+	err := q.mutateObject(wr, admissionv1.Create, obj, nil, func(patched *unstructured.Unstructured) error {
 		// obj is still the object admission was asked about.
 		patched.SetUID(obj.GetUID())
 		patched.SetCreationTimestamp(obj.GetCreationTimestamp())
-		resetCreate(q.res, patched)
-		if q.res.Default != nil {
-			q.res.Default(patched)
-		}
+		return q.prepareNew(patched)
 	})
 	if err != nil {
 		return err
 	}
-	if err := validate(q.res, obj, nil); err != nil {
+	if err := q.validate(wr, obj, nil); err != nil {
 		return err
 	}
 	if err := q.h.namespaceExists(q.r.Context(), q.res.Namespaced, obj.GetNamespace()); err != nil {
@@ -199,7 +195,7 @@ func (q *request) update() error {
 			return nil, err
 		}
 		if next.GetResourceVersion() == "" {
-			if q.res.ConditionalUpdate {
+			if !q.unconditionalUpdates() {
 				return nil, apierrors.NewInvalid(q.res.GroupVersionKind().GroupKind(), q.info.Name, field.ErrorList{
 					field.Invalid(field.NewPath("metadata", "resourceVersion"), "", "must be specified for an update")})
 			}
@@ -233,37 +229,25 @@ func (q *request) preconditions(obj, cur *unstructured.Unstructured) error {
 // runs inside the store's retry loop, so admission sees the live object as
 // OldObject, as in kube's GuaranteedUpdate.
 func (q *request) admitUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
-	q.prepareUpdated(obj, cur)
+	if err := q.prepareUpdated(obj, cur); err != nil {
+		return err
+	}
 	if err := q.trackFields(wr, cur, obj); err != nil {
 		return err
 	}
 	return q.checkUpdate(wr, obj, cur)
 }
 
-// prepareUpdated defaults obj and carries over from cur what the write may
-// not change.
-func (q *request) prepareUpdated(obj, cur *unstructured.Unstructured) {
-	if q.res.Default != nil && q.info.Subresource == "" {
-		// Before comparing with cur, so that fields left to the server's
-		// defaults do not count as a spec change and bump generation.
-		q.res.Default(obj)
-	}
-	prepareUpdate(q.res, obj, cur, q.info.Subresource)
-	if q.res.Default != nil {
-		q.res.Default(obj)
-	}
-}
-
 // checkUpdate is kube's order for a changed object: mutating admission,
 // validation, validating admission.
 func (q *request) checkUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
-	err := q.mutateObject(wr, admissionv1.Update, obj, cur, func(patched *unstructured.Unstructured) {
-		q.prepareUpdated(patched, cur)
+	err := q.mutateObject(wr, admissionv1.Update, obj, cur, func(patched *unstructured.Unstructured) error {
+		return q.prepareUpdated(patched, cur)
 	})
 	if err != nil {
 		return err
 	}
-	if err := validate(q.res, obj, cur); err != nil {
+	if err := q.validate(wr, obj, cur); err != nil {
 		return err
 	}
 	return q.validateObject(wr, admissionv1.Update, obj, cur)

@@ -1,13 +1,31 @@
-// Package printers holds the table columns kubectl prints for each built-in
-// resource (kubectl get without -o), served as meta.k8s.io/v1 Table. The
-// lists follow kube-apiserver's own tables column for column, so kubectl
-// shows the same output against kubesplit as against a real cluster.
+// Package printers holds the table columns kubectl prints (kubectl get
+// without -o, served as meta.k8s.io/v1 Table) for what kube's own printers
+// do not cover: custom resources with their additionalPrinterColumns,
+// CustomResourceDefinitions, APIServices, and the default NAME / CREATED AT
+// table. The lists follow kube-apiserver's tables column for column.
 package printers
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
+
+// Table is how a resource prints: its column definitions and one object's
+// cells, one a column. Columns implements it for hand-listed columns (custom
+// resources); built-in kinds use kube's own printers (package kubetype).
+type Table interface {
+	TableColumns() []metav1.TableColumnDefinition
+	TableCells(obj *unstructured.Unstructured) []any
+}
+
+// Columns is a Table of hand-listed columns.
+type Columns []Column
+
+// TableColumns returns the column definitions.
+func (cols Columns) TableColumns() []metav1.TableColumnDefinition { return Definitions(cols) }
+
+// TableCells computes obj's cells.
+func (cols Columns) TableCells(obj *unstructured.Unstructured) []any { return Cells(cols, obj) }
 
 // Column is one column of a resource's table: its definition and how to
 // compute a cell from an object.

@@ -5,7 +5,7 @@ import "testing"
 func TestDefaultTables(t *testing.T) {
 	obj := decode(t, `{"metadata":{"name":"limits","creationTimestamp":"2024-03-05T06:07:08Z"}}`)
 	for name, cols := range map[string][]Column{
-		"Default": Default, "LimitRange": LimitRange, "Role": Role, "ClusterRole": ClusterRole,
+		"Default": Default,
 	} {
 		t.Run(name, func(t *testing.T) {
 			if defs := Definitions(cols); len(defs) != 2 || defs[1].Name != "Created At" || defs[1].Type != "date" {

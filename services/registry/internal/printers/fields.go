@@ -1,7 +1,6 @@
 package printers
 
 import (
-	"encoding/json"
 	"time"
 )
 
@@ -27,25 +26,6 @@ func field(obj map[string]any, path ...string) any {
 func str(obj map[string]any, path ...string) string {
 	s, _ := field(obj, path...).(string)
 	return s
-}
-
-// integer is the number at path, or 0. JSON decoders hand numbers over as
-// int64, float64 or json.Number depending on how they were configured.
-func integer(obj map[string]any, path ...string) int64 {
-	switch n := field(obj, path...).(type) {
-	case int64:
-		return n
-	case int:
-		return int64(n)
-	case int32:
-		return int64(n)
-	case float64:
-		return int64(n)
-	case json.Number:
-		i, _ := n.Int64()
-		return i
-	}
-	return 0
 }
 
 // boolean is the bool at path, or false.
@@ -85,22 +65,6 @@ func strs(obj map[string]any, path ...string) []string {
 	for _, e := range list(obj, path...) {
 		if s, ok := e.(string); ok {
 			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// stringMap is the map of strings at path (labels, selectors), skipping
-// values that are not strings.
-func stringMap(obj map[string]any, path ...string) map[string]string {
-	m := object(obj, path...)
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		if s, ok := v.(string); ok {
-			out[k] = s
 		}
 	}
 	return out

@@ -60,10 +60,3 @@ func since(t time.Time) string {
 	return duration.HumanDuration(now().Sub(t))
 }
 
-// orNone is s, or "<none>" when it is empty, the placeholder kubectl shows.
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
-}

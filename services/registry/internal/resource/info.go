@@ -6,6 +6,7 @@
 package resource
 
 import (
+	"context"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -76,9 +77,46 @@ type Info struct {
 	// unknown fields; nil for kinds whose Go type drops them.
 	Prune func(obj *unstructured.Unstructured) []string
 
-	// Columns are the whole table kubectl prints for the resource; nil
-	// means printers.Default (NAME, CREATED AT).
+	// Columns are the whole table kubectl prints for a resource without a
+	// Strategy; nil means printers.Default (NAME, CREATED AT).
 	Columns []printers.Column
+
+	// Strategy, for a built-in kind, is kube's own type code (package
+	// kubetype): defaulting, what a write may set, validation, warnings and
+	// the Table. When set, Default, Validate, Columns, Generation and
+	// ConditionalUpdate are not used.
+	Strategy Strategy
+}
+
+// Strategy is a kind's type-specific behaviour on writes, as kube's
+// strategies define it.
+type Strategy interface {
+	printers.Table
+	// Default fills in server-side defaults.
+	Default(obj *unstructured.Unstructured)
+	// PrepareForCreate defaults a new object, clears what a client may not
+	// set and sets what the server owns (status, generation).
+	PrepareForCreate(ctx context.Context, obj *unstructured.Unstructured) error
+	// PrepareForUpdate defaults obj and carries over from old what a write
+	// to subresource ("" for the object) may not change.
+	PrepareForUpdate(ctx context.Context, subresource string, obj, old *unstructured.Unstructured) error
+	// Validate checks a create (old nil) or an update of subresource, and
+	// returns the warnings kube sends; a valid obj is left canonical.
+	Validate(ctx context.Context, subresource string, obj, old *unstructured.Unstructured) (field.ErrorList, []string, error)
+	// AllowUnconditionalUpdate reports whether a PUT may omit the
+	// resourceVersion.
+	AllowUnconditionalUpdate(ctx context.Context) bool
+}
+
+// Table is how the resource prints as a meta.k8s.io Table.
+func (i *Info) Table() printers.Table {
+	switch {
+	case i.Strategy != nil:
+		return i.Strategy
+	case i.Columns != nil:
+		return printers.Columns(i.Columns)
+	}
+	return printers.Columns(printers.Default)
 }
 
 // GroupVersion returns the resource's API group and version.

@@ -116,7 +116,7 @@ func validateCRDConversion(c *apiextensionsv1.CustomResourceConversion, p *field
 	default:
 		cc := c.Webhook.ClientConfig
 		errs = append(errs, validateClientConfig(cc.URL, conversionServiceRef(cc.Service), webhookPath.Child("clientConfig"))...)
-		errs = append(errs, validateAdmissionReviewVersions(c.Webhook.ConversionReviewVersions, webhookPath.Child("conversionReviewVersions"))...)
+		errs = append(errs, validateReviewVersions(c.Webhook.ConversionReviewVersions, webhookPath.Child("conversionReviewVersions"))...)
 	}
 	return errs
 }

@@ -1,5 +1,7 @@
 // Package validation holds the server-side defaulting and validation of the
-// built-in kinds the registry serves, one file a kind (or a small API group).
+// kinds of the API extension groups (CustomResourceDefinition, APIService),
+// whose types live outside k8s.io/kubernetes. Every other built-in kind is
+// defaulted and validated by kube's own code (package kubetype).
 //
 // Each kind has up to two entry points, referenced from the resource table:
 //
@@ -9,7 +11,6 @@
 //	                          field.ErrorList, with old nil on create.
 //
 // Generic ObjectMeta checks (name format, labels, annotations, namespace)
-// belong to the store and are not repeated here. The rules follow
-// k8s.io/kubernetes' defaults.go and validation.go, which cannot be imported;
-// field paths and messages match kube's so kubectl prints the same errors.
+// belong to the store and are not repeated here. Field paths and messages
+// match kube's so kubectl prints the same errors.
 package validation

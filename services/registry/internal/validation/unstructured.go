@@ -77,18 +77,3 @@ func listAt(m map[string]any, key string) []any {
 	return list
 }
 
-// isZeroNumber reports whether v is a JSON number equal to zero, whichever
-// Go type the decoder gave it.
-func isZeroNumber(v any) bool {
-	switch n := v.(type) {
-	case int64:
-		return n == 0
-	case float64:
-		return n == 0
-	case int32:
-		return n == 0
-	case int:
-		return n == 0
-	}
-	return false
-}

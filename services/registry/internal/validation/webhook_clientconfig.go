@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -100,6 +101,33 @@ func validateServicePath(path string, p *field.Path) field.ErrorList {
 		for _, msg := range validation.IsDNS1123Subdomain(step) {
 			errs = append(errs, field.Invalid(p, path, fmt.Sprintf("segment[%d]: %v", i, msg)))
 		}
+	}
+	return errs
+}
+
+// reviewVersions are the review versions kube can send a webhook.
+var reviewVersions = []string{"v1", "v1beta1"}
+
+// validateReviewVersions checks the review versions a webhook accepts: at
+// least one, no duplicates, and one kube can send.
+func validateReviewVersions(versions []string, p *field.Path) field.ErrorList {
+	accepted := strings.Join(reviewVersions, ", ")
+	if len(versions) == 0 {
+		return field.ErrorList{field.Required(p, "must specify one of "+accepted)}
+	}
+	var errs field.ErrorList
+	seen, known := map[string]bool{}, false
+	for i, v := range versions {
+		if seen[v] {
+			errs = append(errs, field.Invalid(p.Index(i), v, "duplicate version"))
+			continue
+		}
+		seen[v] = true
+		errs = append(errs, invalidEach(p.Index(i), v, validation.IsDNS1035Label(v))...)
+		known = known || slices.Contains(reviewVersions, v)
+	}
+	if !known {
+		errs = append(errs, field.Invalid(p, versions, fmt.Sprintf("must include at least one of %s", accepted)))
 	}
 	return errs
 }

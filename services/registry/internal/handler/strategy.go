@@ -1,0 +1,39 @@
+package handler
+
+import (
+	"context"
+
+	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/services/registry/internal/kubetype"
+)
+
+// strategyContext is the request's context as kube's strategies read it:
+// the resource addressed and the user writing.
+func (q *request) strategyContext() context.Context {
+	if q.kubeCtx != nil {
+		return q.kubeCtx
+	}
+	r := kubetype.Request{
+		Verb: q.info.Verb, Group: q.res.Group, Version: q.res.Version, Resource: q.res.Resource,
+		Subresource: q.info.Subresource, Namespace: q.info.Namespace, Name: q.info.Name,
+	}
+	if u, ok := identity.UserFrom(q.r.Context()); ok {
+		info := u.ToUserInfo()
+		r.User, r.UID, r.Groups = info.Username, info.UID, info.Groups
+		r.Extra = map[string][]string{}
+		for k, v := range info.Extra {
+			r.Extra[k] = v
+		}
+	}
+	q.kubeCtx = kubetype.WithRequest(q.r.Context(), r)
+	return q.kubeCtx
+}
+
+// unconditionalUpdates reports whether a PUT without a resourceVersion
+// overwrites the object, as kube lets it for most built-in kinds.
+func (q *request) unconditionalUpdates() bool {
+	if s := q.res.Strategy; s != nil {
+		return s.AllowUnconditionalUpdate(q.strategyContext())
+	}
+	return !q.res.ConditionalUpdate
+}

@@ -1,0 +1,54 @@
+package resource
+
+import (
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/event"
+	"k8s.io/kubernetes/pkg/registry/core/limitrange"
+	"k8s.io/kubernetes/pkg/registry/core/namespace"
+	"k8s.io/kubernetes/pkg/registry/core/pod"
+	"k8s.io/kubernetes/pkg/registry/core/resourcequota"
+	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/core/service"
+	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
+)
+
+// core is the legacy group, served at /api/v1.
+func core() []*Info {
+	return []*Info{
+		kube(&Info{Version: "v1", Resource: "namespaces", Kind: "Namespace", Singular: "namespace",
+			ShortNames: []string{"ns"}, StatusSubresource: true, Subresources: []string{"finalize"}, SpecFinalizers: true,
+			SelectableFields: []string{"status.phase"}},
+			namespace.Strategy, map[string]rest.RESTUpdateStrategy{"status": namespace.StatusStrategy, "finalize": namespace.FinalizeStrategy}),
+		kube(&Info{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Singular: "configmap", Namespaced: true,
+			ShortNames: []string{"cm"}},
+			configmap.Strategy, nil),
+		kube(&Info{Version: "v1", Resource: "secrets", Kind: "Secret", Singular: "secret", Namespaced: true,
+			SelectableFields: []string{"type"}},
+			secret.Strategy, nil),
+		kube(&Info{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Singular: "serviceaccount", Namespaced: true,
+			ShortNames: []string{"sa"}},
+			serviceaccount.Strategy, nil),
+		kube(&Info{Version: "v1", Resource: "events", Kind: "Event", Singular: "event", Namespaced: true,
+			ShortNames: []string{"ev"},
+			SelectableFields: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+				"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}},
+			event.Strategy, nil),
+		kube(&Info{Version: "v1", Resource: "pods", Kind: "Pod", Singular: "pod", Namespaced: true,
+			ShortNames: []string{"po"}, Categories: []string{"all"}, StatusSubresource: true,
+			SelectableFields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+				"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"}},
+			pod.Strategy, status(pod.StatusStrategy)),
+		kube(&Info{Version: "v1", Resource: "services", Kind: "Service", Singular: "service", Namespaced: true,
+			ShortNames: []string{"svc"}, Categories: []string{"all"}, StatusSubresource: true,
+			SelectableFields: []string{"spec.clusterIP", "spec.type"}},
+			service.Strategy, status(service.StatusStrategy)),
+		kube(&Info{Version: "v1", Resource: "limitranges", Kind: "LimitRange", Singular: "limitrange", Namespaced: true,
+			ShortNames: []string{"limits"}},
+			limitrange.Strategy, nil),
+		kube(&Info{Version: "v1", Resource: "resourcequotas", Kind: "ResourceQuota", Singular: "resourcequota", Namespaced: true,
+			ShortNames: []string{"quota"}, StatusSubresource: true},
+			resourcequota.Strategy, status(resourcequota.StatusStrategy)),
+	}
+}
