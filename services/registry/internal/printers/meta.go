@@ -59,4 +59,3 @@ func since(t time.Time) string {
 	}
 	return duration.HumanDuration(now().Sub(t))
 }
-

@@ -47,4 +47,3 @@ func extensions() []*Info {
 			Default: validation.DefaultAPIService, Validate: validation.ValidateAPIService, Columns: printers.APIService},
 	}
 }
-

@@ -76,4 +76,3 @@ func listAt(m map[string]any, key string) []any {
 	list, _ := m[key].([]any)
 	return list
 }
-
