@@ -13,7 +13,12 @@ import (
 // built-in kind is adding an entry there with kube's strategies for it.
 func Builtins() []*Info {
 	var all []*Info
-	for _, group := range [][]*Info{core(), apps(), coordination(), rbac(), admissionregistration(), extensions()} {
+	for _, group := range [][]*Info{
+		core(), apps(), batch(), autoscaling(), policy(),
+		networking(), discovery(), storage(), node(), scheduling(),
+		certificates(), flowcontrol(), resourceGroup(), storagemigration(),
+		coordination(), rbac(), admissionregistration(), extensions(),
+	} {
 		all = append(all, group...)
 	}
 	return all

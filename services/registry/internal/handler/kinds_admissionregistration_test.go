@@ -1,0 +1,13 @@
+package handler
+
+func init() {
+	hook := `{"name":"w.example.com","clientConfig":{"url":"https://example.com/hook"},"sideEffects":"None","admissionReviewVersions":["v1"]}`
+	for k, v := range map[string]string{
+		"admissionregistration.k8s.io/mutatingwebhookconfigurations":     `{"webhooks":[` + hook + `]}`,
+		"admissionregistration.k8s.io/validatingwebhookconfigurations":   `{"webhooks":[` + hook + `]}`,
+		"admissionregistration.k8s.io/validatingadmissionpolicies":       `{"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}]},"validations":[{"expression":"true"}]}}`,
+		"admissionregistration.k8s.io/validatingadmissionpolicybindings": `{"spec":{"policyName":"p","validationActions":["Deny"]}}`,
+	} {
+		kindSamples[k] = v
+	}
+}

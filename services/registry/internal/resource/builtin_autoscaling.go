@@ -1,0 +1,6 @@
+package resource
+
+// autoscaling is autoscaling: HorizontalPodAutoscalers.
+func autoscaling() []*Info {
+	return nil
+}

@@ -1,0 +1,6 @@
+package resource
+
+// certificates is certificates.k8s.io/v1.
+func certificates() []*Info {
+	return nil
+}

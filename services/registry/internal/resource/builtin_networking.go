@@ -1,0 +1,6 @@
+package resource
+
+// networking is networking.k8s.io/v1.
+func networking() []*Info {
+	return nil
+}
