@@ -60,8 +60,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	for _, info := range resource.Builtins() {
 		var opts storage.StoreOptions
-		if info.Group == "" && info.Resource == "events" {
-			opts.TTL = cfg.EventTTL
+		if info.KeyPrefix() == "/registry/core/events/" {
+			opts.TTL = cfg.EventTTL // both groups' Events
 		}
 		s.stores = append(s.stores, backend.NewStore(info, opts))
 	}

@@ -16,7 +16,7 @@ func Builtins() []*Info {
 	for _, group := range [][]*Info{
 		core(), apps(), batch(), autoscaling(), policy(),
 		networking(), discovery(), storage(), node(), scheduling(),
-		certificates(), flowcontrol(), resourceGroup(), storagemigration(),
+		certificates(), flowcontrol(), resourceGroup(), storagemigration(), events(),
 		coordination(), rbac(), admissionregistration(), extensions(),
 	} {
 		all = append(all, group...)
@@ -28,6 +28,7 @@ func Builtins() []*Info {
 // and, by name, for its subresources.
 func kube(info *Info, object kubetype.Strategy, subresources map[string]rest.RESTUpdateStrategy) *Info {
 	info.Strategy = kubetype.New(info.GroupVersionKind(), object, subresources)
+	info.Convert = kubetype.Convert
 	return info
 }
 

@@ -81,6 +81,15 @@ type Info struct {
 	// Strategy; nil means printers.Default (NAME, CREATED AT).
 	Columns []printers.Column
 
+	// StoredAs, when set, names the resource whose objects these are and
+	// the version they are kept at, for a kind served in two versions or
+	// groups over one storage (autoscaling/v1 HorizontalPodAutoscalers are
+	// kept as autoscaling/v2's, events.k8s.io/v1 Events as core/v1's).
+	StoredAs *schema.GroupVersionResource
+	// Convert converts an object between the served and the stored
+	// version when they differ (kube's conversion for built-in kinds).
+	Convert func(obj map[string]any, apiVersion string) (map[string]any, error)
+
 	// Strategy, for a built-in kind, is kube's own type code (package
 	// kubetype): defaulting, what a write may set, validation, warnings and
 	// the Table. When set, Default, Validate, Columns, Generation and
@@ -144,11 +153,14 @@ func (i *Info) APIVersion() string { return i.GroupVersion().String() }
 // stored: /registry/<group>/<resource>/. The core group is spelled "core" so
 // that no key holds an empty segment.
 func (i *Info) KeyPrefix() string {
-	group := i.Group
+	group, res := i.Group, i.Resource
+	if i.StoredAs != nil {
+		group, res = i.StoredAs.Group, i.StoredAs.Resource
+	}
 	if group == "" {
 		group = "core"
 	}
-	return "/registry/" + group + "/" + i.Resource + "/"
+	return "/registry/" + group + "/" + res + "/"
 }
 
 // Key is the etcd key of one object; namespace is ignored for cluster-scoped
@@ -213,4 +225,12 @@ func (i *Info) Matches(name string) bool {
 		}
 	}
 	return false
+}
+
+// StorageVersion is the apiVersion objects are kept at in etcd.
+func (i *Info) StorageVersion() string {
+	if i.StoredAs != nil {
+		return i.StoredAs.GroupVersion().String()
+	}
+	return i.APIVersion()
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -49,7 +50,7 @@ func (b *Backend) NewStore(info *resource.Info, opts StoreOptions) *Store {
 
 func (b *Backend) newStore(ctx context.Context, info *resource.Info, opts StoreOptions) *Store {
 	s := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.revs,
-		versions: newVersions(info.APIVersion(), opts.StorageVersion, opts.Convert),
+		versions: newVersions(info.APIVersion(), cmp.Or(opts.StorageVersion, info.StorageVersion()), storeConverter(info, opts)),
 		etcd:     b.metrics.timers(info.Group, info.Resource), lists: b.lists}
 	s.cache.versions = s.versions
 	if opts.TTL > 0 {
@@ -118,4 +119,13 @@ func (s *Store) WatchRevision(w *Watch) (int64, bool) {
 func (s *Store) cacheRev() int64 {
 	_, rev := s.cache.get("")
 	return rev
+}
+
+// storeConverter is the store's Converter: the options', else the
+// resource's own.
+func storeConverter(info *resource.Info, opts StoreOptions) Converter {
+	if opts.Convert != nil {
+		return opts.Convert
+	}
+	return info.Convert
 }
