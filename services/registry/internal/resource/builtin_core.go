@@ -3,10 +3,16 @@ package resource
 import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/endpoint"
 	"k8s.io/kubernetes/pkg/registry/core/event"
 	"k8s.io/kubernetes/pkg/registry/core/limitrange"
 	"k8s.io/kubernetes/pkg/registry/core/namespace"
+	nodes "k8s.io/kubernetes/pkg/registry/core/node"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolume"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
 	"k8s.io/kubernetes/pkg/registry/core/pod"
+	"k8s.io/kubernetes/pkg/registry/core/podtemplate"
+	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	"k8s.io/kubernetes/pkg/registry/core/resourcequota"
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
@@ -50,5 +56,29 @@ func core() []*Info {
 		kube(&Info{Version: "v1", Resource: "resourcequotas", Kind: "ResourceQuota", Singular: "resourcequota", Namespaced: true,
 			ShortNames: []string{"quota"}, StatusSubresource: true},
 			resourcequota.Strategy, status(resourcequota.StatusStrategy)),
+		// Nodes take status on create too (the kubelet registers with it);
+		// kube's node strategy keeps it. nodes/proxy is not served here.
+		kube(&Info{Version: "v1", Resource: "nodes", Kind: "Node", Singular: "node",
+			ShortNames: []string{"no"}, StatusSubresource: true,
+			SelectableFields: []string{"spec.unschedulable"}},
+			nodes.Strategy, status(nodes.StatusStrategy)),
+		kube(&Info{Version: "v1", Resource: "persistentvolumes", Kind: "PersistentVolume", Singular: "persistentvolume",
+			ShortNames: []string{"pv"}, StatusSubresource: true},
+			persistentvolume.Strategy, status(persistentvolume.StatusStrategy)),
+		kube(&Info{Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Singular: "persistentvolumeclaim",
+			Namespaced: true, ShortNames: []string{"pvc"}, StatusSubresource: true},
+			persistentvolumeclaim.Strategy, status(persistentvolumeclaim.StatusStrategy)),
+		// Endpoints are deprecated since 1.33 (discovery.k8s.io/v1
+		// EndpointSlice replaces them); kube's singular is "endpoints".
+		kube(&Info{Version: "v1", Resource: "endpoints", Kind: "Endpoints", Singular: "endpoints", Namespaced: true,
+			ShortNames: []string{"ep"}},
+			endpoint.Strategy, nil),
+		kube(&Info{Version: "v1", Resource: "podtemplates", Kind: "PodTemplate", Singular: "podtemplate", Namespaced: true},
+			podtemplate.Strategy, nil),
+		kube(&Info{Version: "v1", Resource: "replicationcontrollers", Kind: "ReplicationController", Singular: "replicationcontroller",
+			Namespaced: true, ShortNames: []string{"rc"}, Categories: []string{"all"}, StatusSubresource: true,
+			Scale:            &Scale{SpecReplicasPath: ".spec.replicas", StatusReplicasPath: ".status.replicas", LabelSelectorPath: ".spec.selector"},
+			SelectableFields: []string{"status.replicas"}},
+			replicationcontroller.Strategy, status(replicationcontroller.StatusStrategy)),
 	}
 }
