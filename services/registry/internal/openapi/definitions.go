@@ -3,20 +3,46 @@ package openapi
 import (
 	"encoding/json"
 
+	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
+	aggregatoropenapi "k8s.io/kube-aggregator/pkg/generated/openapi"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/kube-openapi/pkg/validation/spec"
+	kubeopenapi "k8s.io/kubernetes/pkg/generated/openapi"
 
-	"github.com/kubesplit/kubesplit/services/registry/internal/openapi/generated"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
 
-// definitionsFor returns the builders' GetDefinitions hook: the generated
-// definitions of the built-in types, plus an open schema for each resource
-// kind that has none (a custom resource), so that every served kind has a
-// definition carrying its group-version-kind and kubectl can find it.
+// builtinDefinitions are the definitions of the built-in types, the ones
+// kube-apiserver publishes: kube's own generated definitions of every type
+// it compiles in (k8s.io/kubernetes/pkg/generated/openapi, which already
+// holds the apiextensions and apiregistration types too), merged with those
+// apiextensions-apiserver and kube-aggregator generate for their types.
+// All three are openapi-gen's output over the same release's types, so a
+// name two of them define has the same definition; kube's is kept, as it
+// is what kube-apiserver serves. Keys are the REST-friendly model names
+// (io.k8s.api.core.v1.Pod), as resource.Scheme names them.
+func builtinDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+	defs := kubeopenapi.GetOpenAPIDefinitions(ref)
+	for _, more := range []common.GetOpenAPIDefinitions{
+		apiextensionsopenapi.GetOpenAPIDefinitions,
+		aggregatoropenapi.GetOpenAPIDefinitions,
+	} {
+		for name, d := range more(ref) {
+			if _, ok := defs[name]; !ok {
+				defs[name] = d
+			}
+		}
+	}
+	return defs
+}
+
+// definitionsFor returns the builders' GetDefinitions hook: the definitions
+// of the built-in types, plus an open schema for each resource kind that
+// has none (a custom resource), so that every served kind has a definition
+// carrying its group-version-kind and kubectl can find it.
 func definitionsFor(resources []*resource.Info) common.GetOpenAPIDefinitions {
 	return func(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
-		defs := generated.GetOpenAPIDefinitions(ref)
+		defs := builtinDefinitions(ref)
 		for _, r := range resources {
 			kind, _ := definitionName(r.GroupVersionKind())
 			if _, ok := defs[string(kind)]; ok {

@@ -1,19 +1,24 @@
 package openapi
 
 import (
+	"encoding/json"
+	"net/http"
 	"testing"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
-	"github.com/kubesplit/kubesplit/services/registry/internal/openapi/generated"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
 
-// TestBuiltinsHaveGeneratedDefinitions fails when a built-in resource is
-// added without its package in hack/update-openapi.sh: it would be served
-// with an open schema, and kubectl could neither explain nor validate it.
-func TestBuiltinsHaveGeneratedDefinitions(t *testing.T) {
-	defs := generated.GetOpenAPIDefinitions(func(string) spec.Ref { return spec.Ref{} })
+func noRef(string) spec.Ref { return spec.Ref{} }
+
+// TestBuiltinsHaveDefinitions fails when a built-in resource is served
+// without kube's definition of its kind (a kind missing from resource.Scheme
+// or from the generated definitions of the kube release the registry
+// depends on): it would be served with an open schema, and kubectl could
+// neither explain nor validate it.
+func TestBuiltinsHaveDefinitions(t *testing.T) {
+	defs := builtinDefinitions(noRef)
 	for _, r := range resource.Builtins() {
 		for _, kind := range []string{r.Kind, r.ListKind()} {
 			name, typed := definitionName(r.GroupVersion().WithKind(kind))
@@ -21,21 +26,76 @@ func TestBuiltinsHaveGeneratedDefinitions(t *testing.T) {
 				t.Errorf("%s %s is not in resource.Scheme", r.APIVersion(), kind)
 			}
 			if _, ok := defs[string(name)]; !ok {
-				t.Errorf("%s %s: no generated definition %s", r.APIVersion(), kind, name)
+				t.Errorf("%s %s: no definition %s", r.APIVersion(), kind, name)
 			}
 		}
 	}
 }
 
-// TestGeneratedDefinitionsClosed checks that every definition the generated
-// ones depend on was generated too, so no document can hold a dangling $ref.
-func TestGeneratedDefinitionsClosed(t *testing.T) {
-	defs := generated.GetOpenAPIDefinitions(func(string) spec.Ref { return spec.Ref{} })
-	for name, d := range defs {
-		for _, dep := range d.Dependencies {
-			if _, ok := defs[dep]; !ok {
-				t.Errorf("%s depends on %s, which was not generated", name, dep)
+// TestV2PublishesEveryBuiltin reads /openapi/v2 as clients do and fails
+// when a served built-in kind (or its list) has no definition there, has
+// one without its group-version-kind (kubectl looks schemas up by it), or
+// has the open schema the registry gives kinds it knows nothing about
+// instead of kube's.
+func TestV2PublishesEveryBuiltin(t *testing.T) {
+	srv, _ := serve(t, resource.Builtins())
+	_, body := get(t, srv, PathV2, "application/json", http.StatusOK)
+	var doc spec.Swagger
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	builtin := builtinDefinitions(noRef)
+	for _, r := range resource.Builtins() {
+		for _, kind := range []string{r.Kind, r.ListKind()} {
+			gv := r.GroupVersion().WithKind(kind)
+			name, _ := definitionName(gv)
+			def, ok := doc.Definitions[string(name)]
+			if !ok {
+				t.Errorf("%s %s: no definition %s in %s", r.APIVersion(), kind, name, PathV2)
+				continue
 			}
+			if !contains(gvkList(t, def.Extensions[extGVK]), gvk{gv.Group, gv.Version, gv.Kind}) {
+				t.Errorf("%s: %s does not list %s %s", name, extGVK, r.APIVersion(), kind)
+			}
+			if _, open := def.Extensions["x-kubernetes-preserve-unknown-fields"]; open {
+				t.Errorf("%s %s: %s is an open schema", r.APIVersion(), kind, name)
+			}
+			if want, ok := builtin[string(name)]; !ok || def.Description != want.Schema.Description {
+				t.Errorf("%s %s: %s is not kube's definition (description %.80q)", r.APIVersion(), kind, name, def.Description)
+			}
+		}
+	}
+}
+
+// TestBuiltinDefinitionsClosed checks that every definition a served
+// built-in kind depends on, directly or not, is there too, so no document
+// can hold a dangling $ref. (kube's generated definitions also hold
+// component configuration types, never served, which are not closed.)
+func TestBuiltinDefinitionsClosed(t *testing.T) {
+	defs := builtinDefinitions(noRef)
+	seen := map[string]bool{}
+	var visit func(name, from string)
+	visit = func(name, from string) {
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		d, ok := defs[name]
+		if !ok {
+			t.Errorf("%s depends on %s, which is not defined", from, name)
+			return
+		}
+		for _, dep := range d.Dependencies {
+			visit(dep, name)
+		}
+	}
+	for _, name := range []model{defStatus, defDeleteOptions, defWatchEvent, defPatch, defScale} {
+		visit(string(name), "every group-version")
+	}
+	for _, r := range resource.Builtins() {
+		for _, kind := range []string{r.Kind, r.ListKind()} {
+			name, _ := definitionName(r.GroupVersion().WithKind(kind))
+			visit(string(name), r.APIVersion())
 		}
 	}
 }

@@ -53,14 +53,17 @@ func (k kinds) add(name model, gvk schema.GroupVersionKind) {
 	k[name] = append(k[name], g)
 }
 
-// newKinds indexes the kinds of the resources and their lists, and the
-// WatchEvent and DeleteOptions kinds that every group-version carries. Those
-// two are recorded only for metaGVs: kube registers them in every group, but
-// lists only the document's own group-version (and v1) in a v3 document, so
-// the extension does not grow with the number of groups.
+// newKinds indexes the kinds of the resources and their lists, Status and
+// autoscaling/v1 Scale (named wherever their definitions appear, as kube
+// names them), and the WatchEvent and DeleteOptions kinds that every
+// group-version carries. Those two are recorded only for metaGVs: kube
+// registers them in every group, but lists only the document's own
+// group-version (and v1) in a v3 document, so the extension does not grow
+// with the number of groups.
 func newKinds(resources []*resource.Info, metaGVs []schema.GroupVersion) kinds {
 	k := kinds{}
 	k.add(defStatus, schema.GroupVersionKind{Version: "v1", Kind: "Status"})
+	k.add(defScale, schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"})
 	for _, gv := range metaGVs {
 		k.add(defWatchEvent, gv.WithKind("WatchEvent"))
 		k.add(defDeleteOptions, gv.WithKind("DeleteOptions"))

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -178,6 +179,33 @@ func TestV3(t *testing.T) {
 			if !v3HasKind(t, &doc, gvk{r.Group, r.Version, r.Kind}) {
 				t.Errorf("%s: no schema carries the kind %s", name, r.Kind)
 			}
+		}
+	}
+}
+
+// TestV3MetaKindsPerDocument checks that DeleteOptions names only the
+// document's own group-version and v1 in each v3 document, as kube's do:
+// the documents are built from shared definitions, and one document's kind
+// extensions must not show in another.
+func TestV3MetaKindsPerDocument(t *testing.T) {
+	srv, _ := serve(t, resource.Builtins())
+	for name, gv := range v3Discovery(t, srv).Paths {
+		_, body := get(t, srv, gv.ServerRelativeURL, "application/json", http.StatusOK)
+		var doc spec3.OpenAPI
+		if err := json.Unmarshal(body, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		del, ok := doc.Components.Schemas[string(defDeleteOptions)]
+		if !ok {
+			t.Errorf("%s: no %s", name, defDeleteOptions)
+			continue
+		}
+		want := []gvk{{"", "v1", "DeleteOptions"}}
+		if parts := strings.Split(name, "/"); parts[0] == "apis" {
+			want = append(want, gvk{parts[1], parts[2], "DeleteOptions"})
+		}
+		if got := gvkList(t, del.Extensions[extGVK]); !slices.Equal(got, want) {
+			t.Errorf("%s: DeleteOptions' %s = %v, want %v", name, extGVK, got, want)
 		}
 	}
 }
