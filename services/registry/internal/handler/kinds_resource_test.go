@@ -1,0 +1,70 @@
+package handler
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+const claimRequest = `{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}}`
+
+func init() {
+	for k, v := range map[string]string{
+		"resource.k8s.io/deviceclasses":          `{"spec":{"selectors":[{"cel":{"expression":"device.driver == \"gpu.example.com\""}}]}}`,
+		"resource.k8s.io/devicetaintrules":       `{"spec":{"deviceSelector":{"driver":"gpu.example.com"},"taint":{"key":"example.com/broken","effect":"NoSchedule"}}}`,
+		"resource.k8s.io/resourceclaims":         `{"spec":` + claimRequest + `}`,
+		"resource.k8s.io/resourceclaimtemplates": `{"spec":{"spec":` + claimRequest + `}}`,
+		"resource.k8s.io/resourceslices": `{"spec":{"driver":"gpu.example.com","nodeName":"n1",` +
+			`"pool":{"name":"n1","generation":1,"resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}}`,
+	} {
+		kindSamples[k] = v
+	}
+}
+
+// What kube's DRA strategies ask of a namespace client and an authorizer
+// the registry cannot answer, so it refuses: admin access to devices
+// (kube reads the namespace's admin-access label) and a claim's allocation
+// by anyone but system:masters (kube asks about resourceclaims/binding).
+// Neither panics on the missing client.
+func TestResourceClaimChecksTheRegistryCannotMakeRefuse(t *testing.T) {
+	e := newEnv(t)
+	claims := builtin(t, "resource.k8s.io", "resourceclaims")
+	path := resourcePath(claims, "ns")
+	adminRequest := `{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com","adminAccess":true}}]}}`
+	// Even in a namespace that allows it: the registry cannot read the label.
+	e.mustDo("PATCH", "/api/v1/namespaces/ns", `{"metadata":{"labels":{"resource.kubernetes.io/admin-access":"true"}}}`, http.StatusOK,
+		"Content-Type", "application/merge-patch+json")
+	for p, body := range map[string]string{
+		path: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"admin"},"spec":` + adminRequest + `}`,
+		resourcePath(builtin(t, "resource.k8s.io", "resourceclaimtemplates"), "ns"): `{"apiVersion":"resource.k8s.io/v1",` +
+			`"kind":"ResourceClaimTemplate","metadata":{"name":"admin"},"spec":{"spec":` + adminRequest + `}}`,
+	} {
+		resp, out := e.do("POST", p, body)
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(out), "could not retrieve namespace to verify admin access") {
+			t.Errorf("admin access in %s: %d %s", p, resp.StatusCode, out)
+		}
+	}
+
+	body, _ := sample(t, claims, "claim")
+	created := e.mustDo("POST", path, body, http.StatusCreated)
+	created["status"] = map[string]any{"allocation": map[string]any{"devices": map[string]any{"results": []any{
+		map[string]any{"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}}}}}
+	next, _ := json.Marshal(created)
+	resp, out := e.do("PUT", path+"/claim/status", string(next), "X-Test-User", "system:kube-scheduler")
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(out), `resource=\"resourceclaims/binding\"`) {
+		t.Errorf("allocation by the scheduler: %d %s", resp.StatusCode, out)
+	}
+
+	old := &unstructured.Unstructured{}
+	_ = json.Unmarshal([]byte(jsonOf(created)), &old.Object)
+	unstructured.RemoveNestedField(old.Object, "status")
+	obj := &unstructured.Unstructured{}
+	_ = json.Unmarshal(next, &obj.Object)
+	errs, _, err := claims.Strategy.Validate(masters("resource.k8s.io", "resourceclaims", "ns"), "status", obj, old)
+	if err != nil || len(errs) > 0 {
+		t.Errorf("allocation by system:masters refused: %v %v", err, errs)
+	}
+}
