@@ -1,6 +1,25 @@
 package resource
 
+import (
+	"k8s.io/kubernetes/pkg/registry/batch/cronjob"
+	"k8s.io/kubernetes/pkg/registry/batch/job"
+)
+
 // batch is batch/v1: Jobs and CronJobs.
+//
+// kube also takes the field selector status.successful on Jobs, but that
+// is not a path in the object (it is status.succeeded, "0" when unset), so
+// SelectableFields, which reads the named path, cannot serve it: Jobs take
+// metadata.name and metadata.namespace only here.
 func batch() []*Info {
-	return nil
+	const g = "batch"
+	all := []string{"all"}
+	return []*Info{
+		kube(&Info{Group: g, Version: "v1", Resource: "jobs", Kind: "Job", Singular: "job", Namespaced: true,
+			Categories: all, StatusSubresource: true},
+			job.Strategy, status(job.StatusStrategy)),
+		kube(&Info{Group: g, Version: "v1", Resource: "cronjobs", Kind: "CronJob", Singular: "cronjob", Namespaced: true,
+			ShortNames: []string{"cj"}, Categories: all, StatusSubresource: true},
+			cronjob.Strategy, status(cronjob.StatusStrategy)),
+	}
 }
