@@ -134,6 +134,12 @@ func (h *Handler) resourceList(group, version string) (*metav1.APIResourceList, 
 				Name: info.Resource + "/" + sub, Namespaced: info.Namespaced, Kind: info.Kind, Verbs: verbs,
 			})
 		}
+		for _, a := range info.Actions {
+			list.APIResources = append(list.APIResources, metav1.APIResource{
+				Name: info.Resource + "/" + a.Name, Namespaced: info.Namespaced, Group: a.Group, Version: a.Version,
+				Kind: a.Kind, Verbs: a.Verbs,
+			})
+		}
 		if info.Scale != nil {
 			list.APIResources = append(list.APIResources, metav1.APIResource{
 				Name: info.Resource + "/scale", Namespaced: info.Namespaced, Group: "autoscaling", Version: "v1",

@@ -88,8 +88,13 @@ func (q *request) delete() error {
 	}
 	q.writeWarnings(nil)
 	if !done {
-		// Finalizers hold the object back: kube answers 202 with it.
-		return q.send(http.StatusAccepted, obj, out)
+		// Finalizers or a grace period hold the object back: kube answers
+		// with it, 202 only when orphanDependents=false was asked for.
+		code := http.StatusOK
+		if o := opts.OrphanDependents; o != nil && !*o {
+			code = http.StatusAccepted
+		}
+		return q.send(code, obj, out)
 	}
 	return q.success(obj.Decode())
 }
@@ -103,6 +108,9 @@ func (q *request) deleteOne(cur *storage.Object, opts *metav1.DeleteOptions) (*s
 	namespace, name := cur.Namespace(), cur.Name()
 	dry := len(opts.DryRun) > 0
 	check := func(live *unstructured.Unstructured) error { return q.deletePreconditions(opts.Preconditions, live) }
+	if graced, ok, err := q.deleteGracefully(cur, opts); ok || err != nil {
+		return graced, false, err
+	}
 	if !q.needsFinalizing(cur.Decode(), opts) {
 		gone, err := q.store.Delete(ctx, namespace, name, func(cur *storage.Object) error {
 			live := cur.Decode()
@@ -139,9 +147,50 @@ func (q *request) deleteOne(cur *storage.Object, opts *metav1.DeleteOptions) (*s
 	return marked, false, nil
 }
 
+// deleteGracefully is a delete of a kind kube deletes gracefully (a pod
+// on a node): the object is kept with a deletionTimestamp its grace period
+// ahead, for its kubelet to finish, or left alone while one runs. ok
+// reports that the delete was handled so.
+func (q *request) deleteGracefully(cur *storage.Object, opts *metav1.DeleteOptions) (*storage.Object, bool, error) {
+	s := q.res.Strategy
+	if s == nil {
+		return nil, false, nil
+	}
+	graceful, pending, err := s.BeforeDelete(q.strategyContext(), cur.Decode(), opts.DeepCopy())
+	switch {
+	case err != nil:
+		return nil, false, err
+	case pending:
+		return cur, true, nil
+	case !graceful:
+		return nil, false, nil
+	}
+	marked, err := q.store.Update(q.r.Context(), cur.Namespace(), cur.Name(), func(now *storage.Object) (*unstructured.Unstructured, error) {
+		live := now.Decode()
+		if err := q.deletePreconditions(opts.Preconditions, live); err != nil {
+			return nil, err
+		}
+		if err := q.admitDelete(live, opts); err != nil {
+			return nil, err
+		}
+		graced := live.DeepCopy()
+		graceful, _, err := s.BeforeDelete(q.strategyContext(), graced, opts.DeepCopy())
+		if err != nil || !graceful {
+			return live, err // raced with another delete: leave it
+		}
+		return graced, nil
+	}, len(opts.DryRun) > 0)
+	return marked, err == nil, err
+}
+
 // needsFinalizing reports whether deleting obj must wait for finalizers.
 func (q *request) needsFinalizing(obj *unstructured.Unstructured, opts *metav1.DeleteOptions) bool {
-	if len(obj.GetFinalizers()) > 0 || obj.GetDeletionTimestamp() != nil || q.res.MarkDeleted != nil {
+	if len(obj.GetFinalizers()) > 0 || q.res.MarkDeleted != nil {
+		return true
+	}
+	// Being deleted with a grace period that has not run out: only a
+	// delete that shortens it to zero (deleteGracefully passed) removes it.
+	if obj.GetDeletionTimestamp() != nil && !q.gracefulKind() {
 		return true
 	}
 	if p := opts.PropagationPolicy; p != nil && *p != metav1.DeletePropagationBackground {
@@ -152,6 +201,12 @@ func (q *request) needsFinalizing(obj *unstructured.Unstructured, opts *metav1.D
 		return len(f) > 0
 	}
 	return false
+}
+
+// gracefulKind reports whether the kind is deleted gracefully (kube's
+// strategy has a grace period for it).
+func (q *request) gracefulKind() bool {
+	return q.res.Strategy != nil && q.res.Strategy.Graceful()
 }
 
 // markDeleted sets deletionTimestamp and the finalizer a propagation

@@ -24,7 +24,7 @@ func TestDeleteWaitsForFinalizers(t *testing.T) {
 	e := newEnv(t)
 	key := "/registry/core/configmaps/ns/a"
 	e.mustDo("POST", cmPath, `{"metadata":{"name":"a","finalizers":["example.com/hold"]}}`, http.StatusCreated)
-	marked := e.mustDo("DELETE", cmPath+"/a", "", http.StatusAccepted)
+	marked := e.mustDo("DELETE", cmPath+"/a", "", http.StatusOK)
 	if str(marked, "metadata.deletionTimestamp") == "" {
 		t.Fatalf("DELETE answered %v, without deletionTimestamp", marked)
 	}
@@ -34,7 +34,7 @@ func TestDeleteWaitsForFinalizers(t *testing.T) {
 	}
 	// Deleting again changes nothing; adding a finalizer is refused.
 	before := e.etcdState()
-	e.mustDo("DELETE", cmPath+"/a", "", http.StatusAccepted)
+	e.mustDo("DELETE", cmPath+"/a", "", http.StatusOK)
 	e.mustDo("PATCH", cmPath+"/a", `{"metadata":{"finalizers":["example.com/hold","example.com/more"]}}`, http.StatusUnprocessableEntity,
 		"Content-Type", "application/merge-patch+json")
 	e.untouched(before, "a second DELETE and a new finalizer on a deleted object")
@@ -56,13 +56,13 @@ func TestPropagationPolicyFinalizers(t *testing.T) {
 	} {
 		name := strings.ToLower(c.policy)
 		e.mustDo("POST", cmPath, `{"metadata":{"name":"`+name+`","finalizers":["example.com/hold"]}}`, http.StatusCreated)
-		marked := e.mustDo("DELETE", cmPath+"/"+name+"?propagationPolicy="+c.policy, "", http.StatusAccepted)
+		marked := e.mustDo("DELETE", cmPath+"/"+name+"?propagationPolicy="+c.policy, "", http.StatusOK)
 		if f := finalizers(marked); !slices.Contains(f, c.finalizer) || !slices.Contains(f, "example.com/hold") || str(marked, "metadata.deletionTimestamp") == "" {
 			t.Errorf("%s: finalizers %v, deletionTimestamp %q", c.policy, f, str(marked, "metadata.deletionTimestamp"))
 		}
 		// The same policy in the body of the DELETE.
 		e.mustDo("POST", cmPath, `{"metadata":{"name":"`+name+`-body"}}`, http.StatusCreated)
-		marked = e.mustDo("DELETE", cmPath+"/"+name+"-body", `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"`+c.policy+`"}`, http.StatusAccepted)
+		marked = e.mustDo("DELETE", cmPath+"/"+name+"-body", `{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"`+c.policy+`"}`, http.StatusOK)
 		if f := finalizers(marked); len(f) != 1 || f[0] != c.finalizer {
 			t.Errorf("%s in the body: finalizers %v", c.policy, f)
 		}
@@ -84,7 +84,7 @@ func TestNamespaceDeleteAndFinalize(t *testing.T) {
 	if str(ns, "status.phase") != "Active" || str(ns, "spec.finalizers") != "[kubernetes]" {
 		t.Fatalf("new namespace %v", ns)
 	}
-	marked := e.mustDo("DELETE", path, "", http.StatusAccepted)
+	marked := e.mustDo("DELETE", path, "", http.StatusOK)
 	if str(marked, "status.phase") != "Terminating" || str(marked, "metadata.deletionTimestamp") == "" {
 		t.Fatalf("deleted namespace %v", marked)
 	}
@@ -169,8 +169,11 @@ func TestDeleteRacingNewFinalizer(t *testing.T) {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			resp, _ := e.do("DELETE", cmPath+"/"+name, "")
+			resp, data := e.do("DELETE", cmPath+"/"+name, "")
 			deleted = resp.StatusCode
+			if strings.Contains(string(data), `"kind":"Status"`) {
+				deleted = -1 // gone: kube answers a Success Status
+			}
 		}()
 		go func() {
 			defer wg.Done()
@@ -180,9 +183,9 @@ func TestDeleteRacingNewFinalizer(t *testing.T) {
 		}()
 		wg.Wait()
 		switch {
-		case deleted == http.StatusOK && patched == http.StatusNotFound:
+		case deleted == -1 && patched == http.StatusNotFound:
 			e.mustDo("GET", cmPath+"/"+name, "", http.StatusNotFound)
-		case deleted == http.StatusAccepted && patched == http.StatusOK:
+		case deleted == http.StatusOK && patched == http.StatusOK:
 			got := e.mustDo("GET", cmPath+"/"+name, "", http.StatusOK)
 			if str(got, "metadata.deletionTimestamp") == "" || len(finalizers(got)) != 1 {
 				t.Fatalf("%s kept as %v", name, got)

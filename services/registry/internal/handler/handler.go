@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -115,13 +116,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req := &request{h: h, w: w, r: r, info: info, store: s, res: s.Info()}
-	var err error
-	switch {
-	case info.Subresource == "scale":
-		err = req.scale()
-	default:
-		err = req.dispatch()
-	}
+	err := req.serve()
 	if err != nil {
 		if !req.written {
 			req.writeWarnings(nil)
@@ -133,6 +128,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // dispatch runs the verb of a request on a resource or its status.
+// serve answers the request: by the code of its action when it has one,
+// else by verb.
+func (q *request) serve() error {
+	verbs := q.res.ServedVerbs
+	if a, ok := q.res.Action(q.info.Subresource); ok {
+		verbs = a.Verbs
+	}
+	if verbs != nil && !slices.Contains(verbs, q.info.Verb) {
+		return apierrors.NewMethodNotSupported(q.groupResource(), q.info.Verb)
+	}
+	switch {
+	case q.info.Subresource == "scale":
+		return q.scale()
+	case q.info.Subresource == "binding", q.res.Group == "" && q.res.Resource == "bindings":
+		return q.bind()
+	case q.info.Subresource == "eviction":
+		return q.evict()
+	}
+	return q.dispatch()
+}
+
 func (q *request) dispatch() error {
 	switch q.info.Verb {
 	case "get":

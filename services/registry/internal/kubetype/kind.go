@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -179,4 +180,30 @@ func (k *Kind) store(u *unstructured.Unstructured, ext runtime.Object) error {
 	u.Object = m
 	u.SetGroupVersionKind(k.gvk)
 	return nil
+}
+
+// BeforeDelete is kube's rest.BeforeDelete for kinds deleted gracefully
+// (pods): graceful reports that obj now carries a deletionTimestamp in the
+// future, to be stored instead of deleting it; pending, that a graceful
+// deletion already runs and this request leaves it as it is. Other kinds
+// report neither.
+func (k *Kind) BeforeDelete(ctx context.Context, u *unstructured.Unstructured, opts *metav1.DeleteOptions) (graceful, pending bool, err error) {
+	if !k.Graceful() {
+		return false, false, nil
+	}
+	obj, err := k.toInternal(u)
+	if err != nil {
+		return false, false, err
+	}
+	graceful, pending, err = rest.BeforeDelete(k.object, ctx, obj, opts)
+	if err != nil || !graceful {
+		return graceful, pending, err
+	}
+	return true, false, k.fromInternal(obj, u)
+}
+
+// Graceful reports whether kube deletes the kind gracefully.
+func (k *Kind) Graceful() bool {
+	_, ok := k.object.(rest.RESTGracefulDeleteStrategy)
+	return ok
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -56,8 +57,15 @@ type Info struct {
 	// called on the object being marked for deletion to add what a delete
 	// sets (a CRD's cleanup finalizer and Terminating condition).
 	MarkDeleted func(obj *unstructured.Unstructured)
-	// Subresources the registry serves beyond "status" (e.g. "finalize").
+	// Subresources the registry serves beyond "status" (e.g. "finalize"):
+	// the object itself, read and written through the subresource.
 	Subresources []string
+	// Actions are subresources that take an object of another kind and are
+	// served by code of their own (pods/binding, pods/eviction).
+	Actions []Action
+	// ServedVerbs, when set, are the only verbs the resource takes (the
+	// bindings resource only creates); nil means every verb.
+	ServedVerbs []string
 
 	// ValidateName checks metadata.name (and generateName, with prefix);
 	// nil means a DNS subdomain, as for most kinds.
@@ -115,6 +123,11 @@ type Strategy interface {
 	// AllowUnconditionalUpdate reports whether a PUT may omit the
 	// resourceVersion.
 	AllowUnconditionalUpdate(ctx context.Context) bool
+	// BeforeDelete sets a graceful deletion on obj (graceful) or reports
+	// one already running that this delete leaves alone (pending).
+	BeforeDelete(ctx context.Context, obj *unstructured.Unstructured, opts *metav1.DeleteOptions) (graceful, pending bool, err error)
+	// Graceful reports whether the kind is deleted gracefully at all.
+	Graceful() bool
 }
 
 // Table is how the resource prints as a meta.k8s.io Table.
@@ -194,7 +207,28 @@ func (i *Info) HasSubresource(name string) bool {
 			return true
 		}
 	}
-	return false
+	_, ok := i.Action(name)
+	return ok
+}
+
+// Action returns the action served as subresource name.
+func (i *Info) Action(name string) (Action, bool) {
+	for _, a := range i.Actions {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Action{}, false
+}
+
+// Action is a subresource taking an object of another kind, as discovery
+// describes it.
+type Action struct {
+	Name    string
+	Group   string // of the kind it takes
+	Version string
+	Kind    string
+	Verbs   []string
 }
 
 // Scale says where a resource keeps what its scale subresource shows, as
@@ -209,6 +243,9 @@ type Scale struct {
 
 // Verbs lists what the resource supports, for discovery.
 func (i *Info) Verbs() []string {
+	if i.ServedVerbs != nil {
+		return i.ServedVerbs
+	}
 	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 }
 

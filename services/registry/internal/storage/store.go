@@ -186,6 +186,9 @@ func (s *Store) finalized(obj *unstructured.Unstructured) bool {
 	if obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
 		return false
 	}
+	if g := obj.GetDeletionGracePeriodSeconds(); g != nil && *g > 0 {
+		return false // a graceful deletion: its kubelet deletes it
+	}
 	if s.info.SpecFinalizers {
 		f, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "finalizers")
 		return len(f) == 0
