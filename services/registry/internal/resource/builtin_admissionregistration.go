@@ -31,7 +31,7 @@ func admissionregistration() []*Info {
 			vap, status(validatingadmissionpolicy.NewStatusStrategy(vap))),
 		kube(&Info{Group: g, Version: "v1", Resource: "validatingadmissionpolicybindings", Kind: "ValidatingAdmissionPolicyBinding",
 			Singular: "validatingadmissionpolicybinding", Categories: ext},
-			validatingadmissionpolicybinding.NewStrategy(nil, nil, nil), nil),
+			validatingadmissionpolicybinding.NewStrategy(nil, nil, unresolved), nil),
 		kube(&Info{Group: g, Version: "v1", Resource: "mutatingadmissionpolicies", Kind: "MutatingAdmissionPolicy",
 			Singular: "mutatingadmissionpolicy", Categories: ext},
 			mutatingadmissionpolicy.NewStrategy(nil, nil), nil),
@@ -41,7 +41,7 @@ func admissionregistration() []*Info {
 	}
 }
 
-// unresolved is the mutating policy binding strategy's resource resolver.
+// unresolved is the policy binding strategies' resource resolver.
 // kube refuses every binding with a paramRef when the resolver is nil
 // (before it looks at the authorizer), and calls it only to narrow the
 // authorizer's question, which without an authorizer it never asks.

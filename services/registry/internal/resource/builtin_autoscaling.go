@@ -1,18 +1,22 @@
 package resource
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
 )
 
-// autoscaling is autoscaling: HorizontalPodAutoscalers. kube serves them in
-// autoscaling/v2 (preferred) and autoscaling/v1 over one storage; only v2
-// is served here until the registry can serve one stored kind in two
-// versions.
+// autoscaling is autoscaling: HorizontalPodAutoscalers, served in v2
+// (preferred) and v1 over one storage, kept as v2 and converted by kube's
+// code for v1 clients.
 func autoscaling() []*Info {
-	return []*Info{
-		kube(&Info{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler",
+	hpa := func(version string) *Info {
+		info := &Info{Group: "autoscaling", Version: version, Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler",
 			Singular: "horizontalpodautoscaler", Namespaced: true, ShortNames: []string{"hpa"}, Categories: []string{"all"},
-			StatusSubresource: true},
-			horizontalpodautoscaler.Strategy, status(horizontalpodautoscaler.StatusStrategy)),
+			StatusSubresource: true}
+		if version != "v2" {
+			info.StoredAs = &schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
+		}
+		return kube(info, horizontalpodautoscaler.Strategy, status(horizontalpodautoscaler.StatusStrategy))
 	}
+	return []*Info{hpa("v2"), hpa("v1")}
 }
