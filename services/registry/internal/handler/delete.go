@@ -63,7 +63,26 @@ func (q *request) deleteOptions() (*metav1.DeleteOptions, error) {
 	// Kube's checks of the options, from the body or the query: a dryRun
 	// other than All, an unknown propagationPolicy, or one beside
 	// orphanDependents is 422 Invalid, as kube answers.
-	return opts, invalidOptions("DeleteOptions", validation.ValidateDeleteOptions(opts))
+	if err := invalidOptions("DeleteOptions", validation.ValidateDeleteOptions(opts)); err != nil {
+		return nil, err
+	}
+	q.defaultPropagation(opts)
+	return opts, nil
+}
+
+// defaultPropagation orphans the dependents of a kind whose strategy
+// does so by default (v1 ReplicationControllers, batch/v1 Jobs) when the
+// delete names no policy, with the warning kube sends for it.
+func (q *request) defaultPropagation(opts *metav1.DeleteOptions) {
+	s := q.res.Strategy
+	if opts.PropagationPolicy != nil || opts.OrphanDependents != nil || s == nil || !s.OrphansByDefault(q.strategyContext()) {
+		return
+	}
+	orphan := metav1.DeletePropagationOrphan
+	opts.PropagationPolicy = &orphan
+	if q.res.OrphanWarning != "" {
+		q.addWarnings([]string{q.res.OrphanWarning})
+	}
 }
 
 func (q *request) delete() error {

@@ -3,6 +3,7 @@ package handler
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/google/uuid"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -142,7 +143,13 @@ func (q *request) validate(wr *write, obj, old *unstructured.Unstructured) error
 			return err
 		}
 		errs = verrs
-		wr.warnings = append(wr.warnings, warnings...)
+		for _, w := range warnings {
+			// The store may run a write twice (a stale cached read):
+			// each warning is sent once.
+			if !slices.Contains(wr.warnings, w) {
+				wr.warnings = append(wr.warnings, w)
+			}
+		}
 	} else {
 		errs = validateMeta(q.res, obj, old)
 		if q.res.Validate != nil {

@@ -207,3 +207,11 @@ func (k *Kind) Graceful() bool {
 	_, ok := k.object.(rest.RESTGracefulDeleteStrategy)
 	return ok
 }
+
+// OrphansByDefault reports whether a delete that names no propagation
+// policy orphans the object's dependents, as kube keeps for the old API
+// versions of ReplicationControllers and Jobs.
+func (k *Kind) OrphansByDefault(ctx context.Context) bool {
+	gc, ok := k.object.(rest.GarbageCollectionDeleteStrategy)
+	return ok && gc.DefaultGarbageCollectionPolicy(ctx) == rest.OrphanDependents
+}

@@ -16,7 +16,9 @@ func batch() []*Info {
 	all := []string{"all"}
 	return []*Info{
 		kube(&Info{Group: g, Version: "v1", Resource: "jobs", Kind: "Job", Singular: "job", Namespaced: true,
-			Categories: all, StatusSubresource: true},
+			Categories: all, StatusSubresource: true,
+			OrphanWarning: "child pods are preserved by default when jobs are deleted; " +
+				"set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"},
 			job.Strategy, status(job.StatusStrategy)),
 		kube(&Info{Group: g, Version: "v1", Resource: "cronjobs", Kind: "CronJob", Singular: "cronjob", Namespaced: true,
 			ShortNames: []string{"cj"}, Categories: all, StatusSubresource: true},

@@ -63,6 +63,9 @@ type Info struct {
 	// Actions are subresources that take an object of another kind and are
 	// served by code of their own (pods/binding, pods/eviction).
 	Actions []Action
+	// OrphanWarning, when set, is the warning a delete that orphans the
+	// dependents by default sends (kube's, for Jobs).
+	OrphanWarning string
 	// ServedVerbs, when set, are the only verbs the resource takes (the
 	// bindings resource only creates); nil means every verb.
 	ServedVerbs []string
@@ -128,6 +131,9 @@ type Strategy interface {
 	BeforeDelete(ctx context.Context, obj *unstructured.Unstructured, opts *metav1.DeleteOptions) (graceful, pending bool, err error)
 	// Graceful reports whether the kind is deleted gracefully at all.
 	Graceful() bool
+	// OrphansByDefault reports whether a delete naming no propagation
+	// policy orphans the dependents.
+	OrphansByDefault(ctx context.Context) bool
 }
 
 // Table is how the resource prints as a meta.k8s.io Table.
