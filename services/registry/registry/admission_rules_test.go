@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	fcboot "k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -20,7 +21,6 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
-	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
@@ -130,9 +130,9 @@ func startWithAdmission(t *testing.T, url, privFile string) (*Server, kubernetes
 				return false, nil
 			}
 		}
-		// The bootstrap policy is written last.
-		_, bindings := rbacpolicy.Defaults()
-		_, err := c.RbacV1().ClusterRoleBindings().Get(ctx, bindings[len(bindings)-1].Name, metav1.GetOptions{})
+		// API Priority and Fairness's configuration is written last.
+		last := fcboot.SuggestedFlowSchemas[len(fcboot.SuggestedFlowSchemas)-1]
+		_, err := c.FlowcontrolV1().FlowSchemas().Get(ctx, last.Name, metav1.GetOptions{})
 		return err == nil, nil
 	}); err != nil {
 		t.Fatalf("the bootstrap never finished: %v", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,15 +13,20 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
+	fcboot "k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
+	schedulingv1 "k8s.io/kubernetes/pkg/apis/scheduling/v1"
+	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
 )
 
 // systemNamespaces exist on every fresh server, as on a kube cluster.
 var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
-// bootstrap creates what a fresh server holds (the system namespaces and
-// kube's bootstrap RBAC policy), through the API itself so that defaults,
-// validation and admission apply as to any client's objects.
+// bootstrap creates what a fresh kube-apiserver holds, through the API
+// itself so that defaults, validation and admission apply as to any
+// client's objects: the system namespaces, kube's bootstrap RBAC policy
+// (users', components' and controllers' roles), the system PriorityClasses
+// and API Priority and Fairness's mandatory and suggested configuration.
+// What is missing is created; what an administrator changed is kept.
 func bootstrap(ctx context.Context, cfg *rest.Config) error {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -29,28 +35,73 @@ func bootstrap(ctx context.Context, cfg *rest.Config) error {
 	opts := metav1.CreateOptions{FieldManager: "kubesplit-registry"}
 	for _, name := range systemNamespaces {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if _, err := client.CoreV1().Namespaces().Create(ctx, ns, opts); ignoreExists(err) != nil {
+		if err := ensure(client.CoreV1().Namespaces().Create(ctx, ns, opts)); err != nil {
 			return fmt.Errorf("create namespace %s: %w", name, err)
 		}
 	}
-	// kube's bootstrap RBAC policy, as kube-apiserver writes it on start:
-	// what is missing is created, what an administrator changed is kept.
-	roles, bindings := rbacpolicy.Defaults()
-	for i := range roles {
-		if _, err := client.RbacV1().ClusterRoles().Create(ctx, &roles[i], opts); ignoreExists(err) != nil {
-			return fmt.Errorf("create clusterrole %s: %w", roles[i].Name, err)
+	if err := bootstrapRBAC(ctx, client, opts); err != nil {
+		return err
+	}
+	for _, pc := range schedulingv1.SystemPriorityClasses() {
+		if err := ensure(client.SchedulingV1().PriorityClasses().Create(ctx, pc, opts)); err != nil {
+			return fmt.Errorf("create priorityclass %s: %w", pc.Name, err)
 		}
 	}
-	for i := range bindings {
-		if _, err := client.RbacV1().ClusterRoleBindings().Create(ctx, &bindings[i], opts); ignoreExists(err) != nil {
-			return fmt.Errorf("create clusterrolebinding %s: %w", bindings[i].Name, err)
+	return bootstrapFlowControl(ctx, client, opts)
+}
+
+// bootstrapRBAC writes kube's bootstrap policy (bootstrappolicy), as
+// kube-apiserver's RBAC post-start hook does.
+func bootstrapRBAC(ctx context.Context, client kubernetes.Interface, opts metav1.CreateOptions) error {
+	rbac := client.RbacV1()
+	for _, r := range append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...) {
+		if err := ensure(rbac.ClusterRoles().Create(ctx, &r, opts)); err != nil {
+			return fmt.Errorf("create clusterrole %s: %w", r.Name, err)
+		}
+	}
+	for _, b := range append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...) {
+		if err := ensure(rbac.ClusterRoleBindings().Create(ctx, &b, opts)); err != nil {
+			return fmt.Errorf("create clusterrolebinding %s: %w", b.Name, err)
+		}
+	}
+	for ns, roles := range bootstrappolicy.NamespaceRoles() {
+		for _, r := range roles {
+			if err := ensure(rbac.Roles(ns).Create(ctx, &r, opts)); err != nil {
+				return fmt.Errorf("create role %s/%s: %w", ns, r.Name, err)
+			}
+		}
+	}
+	for ns, bindings := range bootstrappolicy.NamespaceRoleBindings() {
+		for _, b := range bindings {
+			if err := ensure(rbac.RoleBindings(ns).Create(ctx, &b, opts)); err != nil {
+				return fmt.Errorf("create rolebinding %s/%s: %w", ns, b.Name, err)
+			}
 		}
 	}
 	return nil
 }
 
-// ignoreExists is err, unless it says the object is there already.
-func ignoreExists(err error) error {
+// bootstrapFlowControl writes API Priority and Fairness's mandatory and
+// suggested FlowSchemas and PriorityLevelConfigurations.
+func bootstrapFlowControl(ctx context.Context, client kubernetes.Interface, opts metav1.CreateOptions) error {
+	fc := client.FlowcontrolV1()
+	levels := append(slices.Clone(fcboot.MandatoryPriorityLevelConfigurations), fcboot.SuggestedPriorityLevelConfigurations...)
+	for _, pl := range levels {
+		if err := ensure(fc.PriorityLevelConfigurations().Create(ctx, pl.DeepCopy(), opts)); err != nil {
+			return fmt.Errorf("create prioritylevelconfiguration %s: %w", pl.Name, err)
+		}
+	}
+	schemas := append(slices.Clone(fcboot.MandatoryFlowSchemas), fcboot.SuggestedFlowSchemas...)
+	for _, fs := range schemas {
+		if err := ensure(fc.FlowSchemas().Create(ctx, fs.DeepCopy(), opts)); err != nil {
+			return fmt.Errorf("create flowschema %s: %w", fs.Name, err)
+		}
+	}
+	return nil
+}
+
+// ensure is a create's error, unless it says the object is there already.
+func ensure[T any](_ T, err error) error {
 	if apierrors.IsAlreadyExists(err) {
 		return nil
 	}

@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -20,7 +21,7 @@ func noRef(string) spec.Ref { return spec.Ref{} }
 func TestBuiltinsHaveDefinitions(t *testing.T) {
 	defs := builtinDefinitions(noRef)
 	for _, r := range resource.Builtins() {
-		for _, kind := range []string{r.Kind, r.ListKind()} {
+		for _, kind := range publishedKinds(r) {
 			name, typed := definitionName(r.GroupVersion().WithKind(kind))
 			if !typed {
 				t.Errorf("%s %s is not in resource.Scheme", r.APIVersion(), kind)
@@ -46,7 +47,7 @@ func TestV2PublishesEveryBuiltin(t *testing.T) {
 	}
 	builtin := builtinDefinitions(noRef)
 	for _, r := range resource.Builtins() {
-		for _, kind := range []string{r.Kind, r.ListKind()} {
+		for _, kind := range publishedKinds(r) {
 			gv := r.GroupVersion().WithKind(kind)
 			name, _ := definitionName(gv)
 			def, ok := doc.Definitions[string(name)]
@@ -93,7 +94,7 @@ func TestBuiltinDefinitionsClosed(t *testing.T) {
 		visit(string(name), "every group-version")
 	}
 	for _, r := range resource.Builtins() {
-		for _, kind := range []string{r.Kind, r.ListKind()} {
+		for _, kind := range publishedKinds(r) {
 			name, _ := definitionName(r.GroupVersion().WithKind(kind))
 			visit(string(name), r.APIVersion())
 		}
@@ -113,4 +114,14 @@ func TestDefinitionName(t *testing.T) {
 	if cr != "com.example.stable.v1.CronTab" || typed {
 		t.Errorf("custom resource: got %q, %v", cr, typed)
 	}
+}
+
+// publishedKinds are the kinds a resource's operations name: the object
+// and its list, or the object alone for a resource that is never listed
+// (bindings, which only takes creates).
+func publishedKinds(r *resource.Info) []string {
+	if r.ServedVerbs != nil && !slices.Contains(r.ServedVerbs, "list") {
+		return []string{r.Kind}
+	}
+	return []string{r.Kind, r.ListKind()}
 }

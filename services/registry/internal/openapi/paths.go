@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"net/http"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -72,6 +73,10 @@ func (p *resourcePaths) routes() []common.Route {
 	}
 	item := scoped + "/{name}"
 
+	if p.info.ServedVerbs != nil {
+		// A resource taking one kind of request (bindings: create).
+		return p.toRoutes(p.served(p.collection(scoped)))
+	}
 	ops := p.collection(scoped)
 	ops = append(ops, p.object(item)...)
 	if p.info.StatusSubresource {
@@ -91,9 +96,24 @@ func (p *resourcePaths) routes() []common.Route {
 			query: listParams, produces: produceStream, responses: ok(p.list),
 		})
 	}
+	return p.toRoutes(ops)
+}
+
+func (p *resourcePaths) toRoutes(ops []op) []common.Route {
 	out := make([]common.Route, 0, len(ops))
 	for _, o := range ops {
 		out = append(out, p.route(o))
+	}
+	return out
+}
+
+// served keeps the operations of the verbs the resource serves.
+func (p *resourcePaths) served(ops []op) []op {
+	var out []op
+	for _, o := range ops {
+		if slices.Contains(p.info.ServedVerbs, o.action) || (o.action == "post" && slices.Contains(p.info.ServedVerbs, "create")) {
+			out = append(out, o)
+		}
 	}
 	return out
 }

@@ -1,0 +1,63 @@
+package registry
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubesplit/kubesplit/pkg/serve"
+)
+
+// A fresh registry holds what a fresh kube-apiserver does: kube's
+// bootstrap RBAC for users, components and controllers (cluster-wide and
+// in kube-system), the system PriorityClasses, and API Priority and
+// Fairness's configuration.
+func TestBootstrapObjectsAreKubes(t *testing.T) {
+	srv, err := Start(context.Background(), Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: t.TempDir(),
+		InsecureAllowUnauthenticated: true, DisableControllers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	c := kubernetes.NewForConfigOrDie(&rest.Config{Host: srv.URL()})
+	ctx, get := context.Background(), metav1.GetOptions{}
+	for _, check := range []struct {
+		what string
+		err  func() error
+	}{
+		{"clusterrole system:kube-scheduler", func() error { _, err := c.RbacV1().ClusterRoles().Get(ctx, "system:kube-scheduler", get); return err }},
+		{"clusterrole system:node", func() error { _, err := c.RbacV1().ClusterRoles().Get(ctx, "system:node", get); return err }},
+		{"clusterrole system:controller:deployment-controller", func() error {
+			_, err := c.RbacV1().ClusterRoles().Get(ctx, "system:controller:deployment-controller", get)
+			return err
+		}},
+		{"clusterrolebinding system:kube-controller-manager", func() error {
+			_, err := c.RbacV1().ClusterRoleBindings().Get(ctx, "system:kube-controller-manager", get)
+			return err
+		}},
+		{"role kube-system/extension-apiserver-authentication-reader", func() error {
+			_, err := c.RbacV1().Roles("kube-system").Get(ctx, "extension-apiserver-authentication-reader", get)
+			return err
+		}},
+		{"priorityclass system-node-critical", func() error {
+			pc, err := c.SchedulingV1().PriorityClasses().Get(ctx, "system-node-critical", get)
+			if err == nil && pc.Value != 2000001000 {
+				t.Errorf("system-node-critical value %d", pc.Value)
+			}
+			return err
+		}},
+		{"flowschema exempt", func() error { _, err := c.FlowcontrolV1().FlowSchemas().Get(ctx, "exempt", get); return err }},
+		{"flowschema catch-all", func() error { _, err := c.FlowcontrolV1().FlowSchemas().Get(ctx, "catch-all", get); return err }},
+		{"prioritylevelconfiguration workload-low", func() error {
+			_, err := c.FlowcontrolV1().PriorityLevelConfigurations().Get(ctx, "workload-low", get)
+			return err
+		}},
+	} {
+		if err := check.err(); err != nil {
+			t.Errorf("%s: %v", check.what, err)
+		}
+	}
+}
