@@ -31,6 +31,7 @@ type Kind struct {
 	// "finalize", …); a subresource without one is written as the object.
 	subresources map[string]rest.RESTUpdateStrategy
 	table        *table
+	attrs        Attrs // see FieldSet
 }
 
 // New describes the kind gvk, written through object's strategy and, by

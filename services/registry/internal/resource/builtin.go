@@ -1,7 +1,24 @@
 package resource
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	"k8s.io/kubernetes/pkg/registry/batch/job"
+	csr "k8s.io/kubernetes/pkg/registry/certificates/certificates"
+	"k8s.io/kubernetes/pkg/registry/core/configmap"
+	"k8s.io/kubernetes/pkg/registry/core/event"
+	"k8s.io/kubernetes/pkg/registry/core/namespace"
+	nodestrategy "k8s.io/kubernetes/pkg/registry/core/node"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolume"
+	"k8s.io/kubernetes/pkg/registry/core/persistentvolumeclaim"
+	"k8s.io/kubernetes/pkg/registry/core/pod"
+	"k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+	"k8s.io/kubernetes/pkg/registry/core/secret"
+	"k8s.io/kubernetes/pkg/registry/core/service"
+	"k8s.io/kubernetes/pkg/registry/resource/resourceclaim"
+	"k8s.io/kubernetes/pkg/registry/resource/resourceclaimtemplate"
+	"k8s.io/kubernetes/pkg/registry/resource/resourceslice"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/kubetype"
 	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
@@ -27,9 +44,34 @@ func Builtins() []*Info {
 // kube returns info written through kube's own strategy for the object
 // and, by name, for its subresources.
 func kube(info *Info, object kubetype.Strategy, subresources map[string]rest.RESTUpdateStrategy) *Info {
-	info.Strategy = kubetype.New(info.GroupVersionKind(), object, subresources)
+	info.Strategy = kubetype.New(info.GroupVersionKind(), object, subresources).WithAttrs(kubeAttrs[info.GroupVersionKind().GroupKind()])
 	info.Convert = kubetype.Convert
 	return info
+}
+
+// kubeAttrs are kube's selectable-field functions of the kinds that select
+// on more than metadata.name and metadata.namespace, by kind (field
+// selectors name fields the served version's way; kube converts them).
+var kubeAttrs = map[schema.GroupKind]kubetype.Attrs{
+	{Kind: "Pod"}:                           pod.GetAttrs,
+	{Kind: "Node"}:                          nodestrategy.GetAttrs,
+	{Kind: "Event"}:                         event.GetAttrs,
+	{Group: "events.k8s.io", Kind: "Event"}: event.GetAttrs,
+	{Kind: "Secret"}:                        secret.GetAttrs,
+	{Kind: "ConfigMap"}:                     configmap.GetAttrs,
+	{Kind: "Namespace"}:                     namespace.GetAttrs,
+	{Kind: "Service"}:                       service.GetAttrs,
+	{Kind: "PersistentVolume"}:              persistentvolume.GetAttrs,
+	{Kind: "PersistentVolumeClaim"}:         persistentvolumeclaim.GetAttrs,
+	{Kind: "ReplicationController"}:         replicationcontroller.GetAttrs,
+	{Group: "apps", Kind: "ReplicaSet"}:     replicaset.GetAttrs,
+	{Group: "batch", Kind: "Job"}:           job.GetAttrs,
+	{Group: "certificates.k8s.io", Kind: "CertificateSigningRequest"}: csr.GetAttrs,
+	{Group: "certificates.k8s.io", Kind: "ClusterTrustBundle"}:        clusterTrustBundleAttrs,
+	{Group: "certificates.k8s.io", Kind: "PodCertificateRequest"}:     podCertificateRequestAttrs,
+	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                 resourceclaim.GetAttrs,
+	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}:         resourceclaimtemplate.GetAttrs,
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}:                 resourceslice.GetAttrs,
 }
 
 // status is the subresource map of a kind whose only subresource strategy

@@ -6,11 +6,6 @@ import (
 )
 
 // batch is batch/v1: Jobs and CronJobs.
-//
-// kube also takes the field selector status.successful on Jobs, but that
-// is not a path in the object (it is status.succeeded, "0" when unset), so
-// SelectableFields, which reads the named path, cannot serve it: Jobs take
-// metadata.name and metadata.namespace only here.
 func batch() []*Info {
 	const g = "batch"
 	all := []string{"all"}

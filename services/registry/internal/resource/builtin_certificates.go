@@ -22,17 +22,16 @@ func certificates() []*Info {
 	return []*Info{
 		kube(&Info{Group: g, Version: "v1", Resource: "certificatesigningrequests", Kind: "CertificateSigningRequest",
 			Singular: "certificatesigningrequest", ShortNames: []string{"csr"}, StatusSubresource: true,
-			Subresources: []string{"approval"}, SelectableFields: []string{"spec.signerName"}},
+			Subresources: []string{"approval"}},
 			csr.Strategy, map[string]rest.RESTUpdateStrategy{
 				"status":   csr.StatusStrategy,
 				"approval": csr.ApprovalStrategy,
 			}),
 		kube(&Info{Group: g, Version: "v1", Resource: "clustertrustbundles", Kind: "ClusterTrustBundle",
-			Singular: "clustertrustbundle", SelectableFields: []string{"spec.signerName"}},
+			Singular: "clustertrustbundle"},
 			clustertrustbundle.Strategy, nil),
 		kube(&Info{Group: g, Version: "v1", Resource: "podcertificaterequests", Kind: "PodCertificateRequest",
-			Singular: "podcertificaterequest", Namespaced: true, StatusSubresource: true,
-			SelectableFields: []string{"spec.signerName", "spec.podName", "spec.nodeName"}},
+			Singular: "podcertificaterequest", Namespaced: true, StatusSubresource: true},
 			pcr, status(podcertificaterequest.NewStatusStrategy(pcr, privilegedOnly, clock.RealClock{}))),
 	}
 }

@@ -11,9 +11,7 @@ func events() []*Info {
 	return []*Info{
 		kube(&Info{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Singular: "event", Namespaced: true,
 			ShortNames: []string{"ev"},
-			SelectableFields: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
-				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason", "reportingController", "type"},
-			StoredAs: &schema.GroupVersionResource{Version: "v1", Resource: "events"}},
+			StoredAs:   &schema.GroupVersionResource{Version: "v1", Resource: "events"}},
 			event.Strategy, nil),
 	}
 }

@@ -41,8 +41,7 @@ func resourceGroup() []*Info {
 		kube(&Info{Group: g, Version: "v1", Resource: "resourceclaimtemplates", Kind: "ResourceClaimTemplate",
 			Singular: "resourceclaimtemplate", Namespaced: true},
 			resourceclaimtemplate.NewStrategy(noNamespaces{}), nil),
-		kube(&Info{Group: g, Version: "v1", Resource: "resourceslices", Kind: "ResourceSlice", Singular: "resourceslice",
-			SelectableFields: []string{"spec.nodeName", "spec.driver", "spec.pool.name"}},
+		kube(&Info{Group: g, Version: "v1", Resource: "resourceslices", Kind: "ResourceSlice", Singular: "resourceslice"},
 			resourceslice.Strategy, nil),
 	}
 }

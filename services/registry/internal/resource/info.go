@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -37,7 +38,8 @@ type Info struct {
 	// metadata and status, as kube does for types with a spec.
 	Generation bool
 	// SelectableFields are the dotted paths, besides metadata.name and
-	// metadata.namespace, that field selectors accept.
+	// metadata.namespace, that field selectors accept, for a resource
+	// without a Strategy (whose field selection is kube's).
 	SelectableFields []string
 	// ConditionalUpdate means an update must name the resourceVersion it
 	// replaces; without it a PUT with none overwrites unconditionally, as
@@ -134,6 +136,11 @@ type Strategy interface {
 	// OrphansByDefault reports whether a delete naming no propagation
 	// policy orphans the dependents.
 	OrphansByDefault(ctx context.Context) bool
+	// ConvertFieldLabel maps a field selector's field to FieldSet's name
+	// for it, or refuses a field the kind cannot select on.
+	ConvertFieldLabel(label, value string) (string, string, error)
+	// FieldSet is an object's selectable fields.
+	FieldSet(obj *unstructured.Unstructured) (fields.Set, error)
 }
 
 // Table is how the resource prints as a meta.k8s.io Table.

@@ -2,13 +2,13 @@ package storage
 
 import (
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"strings"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
@@ -29,15 +29,57 @@ func (sel Selector) matcher(info *resource.Info) (func(*Object) bool, error) {
 	if fld == nil {
 		fld = fields.Everything()
 	}
-	if err := checkFields(info, fld); err != nil {
+	converted, err := fieldsOf(info, fld)
+	if err != nil {
 		return nil, err
 	}
 	if lbl.Empty() && fld.Empty() {
 		return func(*Object) bool { return true }, nil
 	}
+	if s := info.Strategy; s != nil && !onlyMeta(fld) {
+		fld = converted
+		return func(o *Object) bool {
+			set, err := s.FieldSet(o.Decode())
+			return err == nil && lbl.Matches(labels.Set(o.Labels())) && fld.Matches(set)
+		}, nil
+	}
 	return func(o *Object) bool {
 		return lbl.Matches(labels.Set(o.Labels())) && fld.Matches(fieldSet(info, o))
 	}, nil
+}
+
+// fieldsOf checks a field selector against what the resource can select
+// on and returns it with kube's names for the fields (events.k8s.io's
+// regarding.kind is core's involvedObject.kind); a field it cannot select
+// on, or an operator other than =, == and !=, is 400.
+func fieldsOf(info *resource.Info, fld fields.Selector) (fields.Selector, error) {
+	if err := checkOperators(fld); err != nil {
+		return nil, err
+	}
+	if s := info.Strategy; s != nil {
+		converted, err := fld.Transform(s.ConvertFieldLabel)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(err.Error())
+		}
+		return converted, nil
+	}
+	for _, req := range fld.Requirements() {
+		if !selectable(info, req.Field) {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
+		}
+	}
+	return fld, nil
+}
+
+// onlyMeta reports whether a field selector reads nothing but name and
+// namespace, which need no decoding.
+func onlyMeta(fld fields.Selector) bool {
+	for _, req := range fld.Requirements() {
+		if req.Field != "metadata.name" && req.Field != "metadata.namespace" {
+			return false
+		}
+	}
+	return true
 }
 
 // Empty reports whether the selector matches everything.
@@ -45,11 +87,8 @@ func (sel Selector) Empty() bool {
 	return (sel.Label == nil || sel.Label.Empty()) && (sel.Field == nil || sel.Field.Empty())
 }
 
-func checkFields(info *resource.Info, fld fields.Selector) error {
+func checkOperators(fld fields.Selector) error {
 	for _, req := range fld.Requirements() {
-		if !selectable(info, req.Field) {
-			return apierrors.NewBadRequest(fmt.Sprintf("field label not supported: %s", req.Field))
-		}
 		if req.Operator != selection.Equals && req.Operator != selection.DoubleEquals && req.Operator != selection.NotEquals {
 			return apierrors.NewBadRequest(fmt.Sprintf("unsupported operator %q in field selector", req.Operator))
 		}
