@@ -40,6 +40,10 @@ func main() {
 	fs.BoolVar(&cfg.InsecureAllowUnauthenticated, "insecure-allow-unauthenticated", false,
 		"serve every request without checking who sends it (development only; loopback addresses only)")
 	fs.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the namespace, service account and garbage collection controllers")
+	fs.StringSliceVar(&cfg.Controllers, "controllers", []string{"*"},
+		"the housekeeping controllers to run, in kube-controller-manager's syntax: '*' all, 'name' one, '-name' not that one "+
+			"(namespace-controller, serviceaccount-controller, garbage-collector-controller, customresourcedefinition); "+
+			"beside a kube-controller-manager, leave out what it runs")
 	adm := admissionFlags{}
 	fs.StringVar(&adm.url, "admission-url", "",
 		"base URL of the admission service (reviews go to "+admission.MutatingPath+" and "+admission.ValidatingPath+"); empty runs no admission")

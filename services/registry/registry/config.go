@@ -7,6 +7,7 @@ import (
 	"crypto"
 	"crypto/tls"
 	"errors"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
 	"net"
 	"time"
 
@@ -48,6 +49,10 @@ type Config struct {
 	InsecureAllowUnauthenticated bool
 	// DisableControllers leaves out the housekeeping controllers.
 	DisableControllers bool
+	// Controllers picks the housekeeping controllers in
+	// kube-controller-manager's --controllers syntax ("*,-name"); empty
+	// means all of them.
+	Controllers []string
 	// RESTConfig reaches the API through the aggregator, with the
 	// registry's own credentials; it is asked who may read /metrics and
 	// /debug/pprof (TokenReview, SubjectAccessReview). Nil lets nobody:
@@ -109,5 +114,5 @@ func (c *Config) Validate() error {
 	if len(c.EtcdServers) == 0 && c.DataDir == "" {
 		return errors.New("an embedded etcd needs --data-dir")
 	}
-	return nil
+	return controller.CheckNames(c.Controllers)
 }

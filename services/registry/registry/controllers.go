@@ -17,12 +17,12 @@ const controllerStopWait = 10 * time.Second
 // startControllers runs the housekeeping controllers, each holding a Lease
 // so that with several replicas only one runs it. The returned function
 // stops them and waits until they have let their leases go.
-func startControllers(parent context.Context, cfg *rest.Config) (stop func()) {
+func startControllers(parent context.Context, cfg *rest.Config, names []string) (stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := controller.Run(ctx, controller.Config{REST: cfg}); err != nil && ctx.Err() == nil {
+		if err := controller.Run(ctx, controller.Config{REST: cfg, Controllers: names}); err != nil && ctx.Err() == nil {
 			slog.Error("controllers stopped", "err", err)
 		}
 	}()

@@ -91,7 +91,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	go compactor.Run(runCtx, s.client, cfg.CompactionInterval)
 	if !cfg.DisableControllers {
-		s.stopControllers = startControllers(runCtx, s.restConfig())
+		s.stopControllers = startControllers(runCtx, s.restConfig(), cfg.Controllers)
 	}
 	return s, nil
 }

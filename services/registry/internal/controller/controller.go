@@ -39,6 +39,11 @@ type Config struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Logger receives the controllers' logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Controllers picks the controllers to run in kube-controller-manager's
+	// --controllers syntax: "*" is all, "name" adds one, "-name" leaves one
+	// out; empty means all. Run them beside a kube-controller-manager with
+	// its duplicates left out ("*,-namespace-controller,…").
+	Controllers []string
 }
 
 // runner is one controller as Run starts it: built afresh for every term of
@@ -46,34 +51,37 @@ type Config struct {
 // leaks into the next.
 type runner struct {
 	name string
-	run  func(ctx context.Context, c clients, log *slog.Logger) error
+	// names are what --controllers calls it: kube-controller-manager's
+	// name for the same controller first, then its older alias.
+	names []string
+	run   func(ctx context.Context, c clients, log *slog.Logger) error
 }
 
 // runners lists every controller Run starts, each under the lease
 // "kubesplit-<name>-controller".
 var runners = []runner{
-	{"namespace", func(ctx context.Context, c clients, log *slog.Logger) error {
+	{"namespace", []string{"namespace-controller", "namespace"}, func(ctx context.Context, c clients, log *slog.Logger) error {
 		ctrl, err := namespace.New(namespace.Options{Client: c.kube, Dynamic: c.dynamic, Log: log})
 		if err != nil {
 			return err
 		}
 		return ctrl.Run(ctx)
 	}},
-	{"serviceaccount", func(ctx context.Context, c clients, log *slog.Logger) error {
+	{"serviceaccount", []string{"serviceaccount-controller", "serviceaccount"}, func(ctx context.Context, c clients, log *slog.Logger) error {
 		ctrl, err := serviceaccount.New(serviceaccount.Options{Client: c.kube, Log: log})
 		if err != nil {
 			return err
 		}
 		return ctrl.Run(ctx)
 	}},
-	{"customresourcedefinition", func(ctx context.Context, c clients, log *slog.Logger) error {
+	{"customresourcedefinition", []string{"customresourcedefinition"}, func(ctx context.Context, c clients, log *slog.Logger) error {
 		ctrl, err := customresourcedefinition.New(customresourcedefinition.Options{Dynamic: c.dynamic, Log: log})
 		if err != nil {
 			return err
 		}
 		return ctrl.Run(ctx)
 	}},
-	{"garbagecollector", func(ctx context.Context, c clients, log *slog.Logger) error {
+	{"garbagecollector", []string{"garbage-collector-controller", "garbagecollector"}, func(ctx context.Context, c clients, log *slog.Logger) error {
 		ctrl, err := garbagecollector.New(garbagecollector.Options{Dynamic: c.dynamic, Discovery: c.kube.Discovery(), Log: log})
 		if err != nil {
 			return err
@@ -95,8 +103,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	built := make([]clients, len(runners))
-	for i, r := range runners {
+	run, err := enabled(cfg.Controllers)
+	if err != nil {
+		return err
+	}
+	built := make([]clients, len(run))
+	for i, r := range run {
 		if built[i], err = newClients(cfg.REST, r.name); err != nil {
 			return fmt.Errorf("controller %s: %w", r.name, err)
 		}
@@ -104,7 +116,7 @@ func Run(ctx context.Context, cfg Config) error {
 	ensureNamespace(ctx, leaseClient.CoreV1(), cfg.LeaseNamespace, cfg.RetryPeriod, log)
 
 	var wg sync.WaitGroup
-	for i, r := range runners {
+	for i, r := range run {
 		clog := log.With("controller", r.name)
 		e := elector{cfg: cfg, lease: leaseName(r.name), client: leaseClient.CoordinationV1(), log: clog}
 		wg.Go(func() {
