@@ -16,6 +16,8 @@ import (
 	fcboot "k8s.io/apiserver/pkg/apis/flowcontrol/bootstrap"
 	schedulingv1 "k8s.io/kubernetes/pkg/apis/scheduling/v1"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
+
+	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
 // systemNamespaces exist on every fresh server, as on a kube cluster.
@@ -54,7 +56,17 @@ func bootstrap(ctx context.Context, cfg *rest.Config) error {
 // kube-apiserver's RBAC post-start hook does.
 func bootstrapRBAC(ctx context.Context, client kubernetes.Interface, opts metav1.CreateOptions) error {
 	rbac := client.RbacV1()
-	for _, r := range append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...) {
+	roles := append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...)
+	// admin, edit and view hold what their aggregation selects, as kube's
+	// aggregation controller leaves them, so that the escalation check,
+	// which reads a role's rules, sees what binding it grants.
+	effective := rbacpolicy.Aggregate(roles)
+	for i := range roles {
+		if roles[i].AggregationRule != nil {
+			roles[i].Rules = effective[roles[i].Name]
+		}
+	}
+	for _, r := range roles {
 		if err := ensure(rbac.ClusterRoles().Create(ctx, &r, opts)); err != nil {
 			return fmt.Errorf("create clusterrole %s: %w", r.Name, err)
 		}

@@ -49,6 +49,13 @@ func TestBootstrapObjectsAreKubes(t *testing.T) {
 			}
 			return err
 		}},
+		{"clusterrole admin holds its aggregated rules", func() error {
+			r, err := c.RbacV1().ClusterRoles().Get(ctx, "admin", get)
+			if err == nil && len(r.Rules) < 10 {
+				t.Errorf("admin has %d rules, want edit's and view's aggregated into it", len(r.Rules))
+			}
+			return err
+		}},
 		{"flowschema exempt", func() error { _, err := c.FlowcontrolV1().FlowSchemas().Get(ctx, "exempt", get); return err }},
 		{"flowschema catch-all", func() error { _, err := c.FlowcontrolV1().FlowSchemas().Get(ctx, "catch-all", get); return err }},
 		{"prioritylevelconfiguration workload-low", func() error {
