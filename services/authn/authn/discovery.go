@@ -52,8 +52,8 @@ func authenticationResources() *metav1.APIResourceList {
 		TypeMeta:     metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 		GroupVersion: groupVersion.GroupVersion,
 		APIResources: []metav1.APIResource{
-			{Name: "selfsubjectreviews", Kind: "SelfSubjectReview", Verbs: create},
-			{Name: "tokenreviews", Kind: "TokenReview", Verbs: create},
+			{Name: "selfsubjectreviews", SingularName: "selfsubjectreview", Kind: "SelfSubjectReview", Verbs: create},
+			{Name: "tokenreviews", SingularName: "tokenreview", Kind: "TokenReview", Verbs: create},
 		},
 	}
 }

@@ -2,6 +2,7 @@ package authz
 
 import (
 	"net/http"
+	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +36,7 @@ func authorizationGroup() metav1.APIGroup {
 // them: create-only, neither namespaced but the local review.
 func authorizationResources() *metav1.APIResourceList {
 	review := func(name, kind string) metav1.APIResource {
-		return metav1.APIResource{Name: name, Kind: kind, Verbs: metav1.Verbs{"create"}}
+		return metav1.APIResource{Name: name, SingularName: strings.ToLower(kind), Kind: kind, Verbs: metav1.Verbs{"create"}}
 	}
 	local := review("localsubjectaccessreviews", "LocalSubjectAccessReview")
 	local.Namespaced = true
