@@ -146,6 +146,10 @@ func (q *request) serve() error {
 	case q.info.Subresource == "eviction":
 		return q.evict()
 	}
+	if _, ok := q.res.Action(q.info.Subresource); ok {
+		// An action another service serves (serviceaccounts/token: authn).
+		return apierrors.NewNotFound(q.groupResource(), q.info.Name)
+	}
 	return q.dispatch()
 }
 

@@ -73,8 +73,8 @@ func (p *resourcePaths) routes() []common.Route {
 	}
 	item := scoped + "/{name}"
 
-	if p.info.ServedVerbs != nil {
-		// A resource taking one kind of request (bindings: create).
+	if p.info.ServedVerbs != nil && !slices.Contains(p.info.ServedVerbs, "get") {
+		// A resource of no object of its own (bindings: create only).
 		return p.toRoutes(p.served(p.collection(scoped)))
 	}
 	ops := p.collection(scoped)
@@ -96,7 +96,7 @@ func (p *resourcePaths) routes() []common.Route {
 			query: listParams, produces: produceStream, responses: ok(p.list),
 		})
 	}
-	return p.toRoutes(ops)
+	return p.toRoutes(p.served(ops))
 }
 
 func (p *resourcePaths) toRoutes(ops []op) []common.Route {
@@ -107,15 +107,25 @@ func (p *resourcePaths) toRoutes(ops []op) []common.Route {
 	return out
 }
 
-// served keeps the operations of the verbs the resource serves.
+// served keeps the operations of the verbs the resource serves (all,
+// unless it names them: namespaces have no deletecollection).
 func (p *resourcePaths) served(ops []op) []op {
+	if p.info.ServedVerbs == nil {
+		return ops
+	}
 	var out []op
 	for _, o := range ops {
-		if slices.Contains(p.info.ServedVerbs, o.action) || (o.action == "post" && slices.Contains(p.info.ServedVerbs, "create")) {
+		if slices.Contains(p.info.ServedVerbs, verbOf[o.action]) {
 			out = append(out, o)
 		}
 	}
 	return out
+}
+
+// verbOf is the API verb of an operation's x-kubernetes-action.
+var verbOf = map[string]string{
+	"list": "list", "post": "create", "deletecollection": "deletecollection", "get": "get", "put": "update",
+	"patch": "patch", "delete": "delete", "watch": "watch", "watchlist": "watch",
 }
 
 // op is one operation before it becomes a route.

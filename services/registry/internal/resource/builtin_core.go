@@ -23,7 +23,9 @@ import (
 func core() []*Info {
 	return []*Info{
 		kube(&Info{Version: "v1", Resource: "namespaces", Kind: "Namespace", Singular: "namespace",
-			ShortNames: []string{"ns"}, StatusSubresource: true, Subresources: []string{"finalize"}, SpecFinalizers: true},
+			ShortNames: []string{"ns"}, StatusSubresource: true, Subresources: []string{"finalize"}, SpecFinalizers: true,
+			// kube deletes namespaces one by one: no deletecollection.
+			ServedVerbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
 			namespace.Strategy, map[string]rest.RESTUpdateStrategy{"status": namespace.StatusStrategy, "finalize": namespace.FinalizeStrategy}),
 		kube(&Info{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Singular: "configmap", Namespaced: true,
 			ShortNames: []string{"cm"}},
@@ -31,7 +33,9 @@ func core() []*Info {
 		kube(&Info{Version: "v1", Resource: "secrets", Kind: "Secret", Singular: "secret", Namespaced: true},
 			secret.Strategy, nil),
 		kube(&Info{Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Singular: "serviceaccount", Namespaced: true,
-			ShortNames: []string{"sa"}},
+			ShortNames: []string{"sa"},
+			// The aggregator routes token requests to authn, which issues them.
+			Actions: []Action{{Name: "token", Group: "authentication.k8s.io", Version: "v1", Kind: "TokenRequest", Verbs: []string{"create"}}}},
 			serviceaccount.Strategy, nil),
 		kube(&Info{Version: "v1", Resource: "events", Kind: "Event", Singular: "event", Namespaced: true,
 			ShortNames: []string{"ev"}},
