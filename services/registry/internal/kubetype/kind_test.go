@@ -17,7 +17,7 @@ func deploymentKind() *Kind {
 		map[string]rest.RESTUpdateStrategy{"status": deployment.StatusStrategy})
 }
 
-func object(t *testing.T, doc string) *unstructured.Unstructured {
+func object(t testing.TB, doc string) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
