@@ -18,6 +18,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
 
@@ -34,6 +35,11 @@ func main() {
 	fs.StringVar(&cfg.DataDir, "data-dir", ".run/etcd", "directory of the embedded etcd's data")
 	fs.DurationVar(&cfg.CompactionInterval, "etcd-compaction-interval", 5*time.Minute, "how often to compact etcd's history (0 never)")
 	fs.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long Events are kept after their last update")
+	fs.StringVar(&cfg.ServiceClusterIPRange, "service-cluster-ip-range", serviceip.DefaultServiceClusterIPRange,
+		"CIDR Services' cluster IPs are allocated from, or an IPv4 and an IPv6 one separated by a comma for dual-stack "+
+			"(the default ServiceCIDR \"kubernetes\"); its first address is the kubernetes Service's")
+	fs.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", serviceip.DefaultServiceNodePortRange,
+		"port range NodePort and LoadBalancer Services' node ports are allocated from")
 	identityKeys := fs.String("identity-public-key-file", "",
 		"PEM file of the aggregator's public key(s): every request but health checks must carry its signed identity assertion")
 	fs.StringVar(&cfg.IdentityIssuer, "identity-issuer", registry.DefaultIdentityIssuer, "issuer the aggregator's assertions name")

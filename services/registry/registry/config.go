@@ -4,10 +4,10 @@
 package registry
 
 import (
+	"cmp"
 	"crypto"
 	"crypto/tls"
 	"errors"
-	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
 	"net"
 	"time"
 
@@ -17,6 +17,8 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
+	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 )
 
 // Config is everything the registry needs to run.
@@ -66,6 +68,13 @@ type Config struct {
 	// admitters in a fused binary, or RemoteAdmission's webhooks. The zero
 	// value runs none, as kube with no admission plugin.
 	Admission Admission
+	// ServiceClusterIPRange is kube-apiserver's --service-cluster-ip-range:
+	// the CIDR Services' cluster IPs come from, or an IPv4 and an IPv6 one
+	// separated by a comma for dual-stack; empty means 10.0.0.0/24.
+	ServiceClusterIPRange string
+	// ServiceNodePortRange is --service-node-port-range; empty means
+	// 30000-32767.
+	ServiceNodePortRange string
 }
 
 // DefaultIdentityIssuer is the issuer of the aggregator's assertions.
@@ -88,6 +97,19 @@ func (c *Config) Defaults() {
 	if c.Metrics == nil {
 		c.Metrics = metrics.NewRegistry()
 	}
+}
+
+// serviceIPs is the Service networking the ranges configure.
+func (c *Config) serviceIPs() (serviceip.Config, error) {
+	cidrs, err := serviceip.ParseServiceCIDRs(cmp.Or(c.ServiceClusterIPRange, serviceip.DefaultServiceClusterIPRange))
+	if err != nil {
+		return serviceip.Config{}, err
+	}
+	ports, err := serviceip.ParseNodePortRange(cmp.Or(c.ServiceNodePortRange, serviceip.DefaultServiceNodePortRange))
+	if err != nil {
+		return serviceip.Config{}, err
+	}
+	return serviceip.Config{ServiceCIDRs: cidrs, NodePorts: ports}, nil
 }
 
 // Validate rejects configurations the registry cannot run safely.
@@ -113,6 +135,9 @@ func (c *Config) Validate() error {
 	}
 	if len(c.EtcdServers) == 0 && c.DataDir == "" {
 		return errors.New("an embedded etcd needs --data-dir")
+	}
+	if _, err := c.serviceIPs(); err != nil {
+		return err
 	}
 	return controller.CheckNames(c.Controllers)
 }

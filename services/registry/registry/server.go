@@ -3,10 +3,12 @@ package registry
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/embedetcd"
@@ -18,6 +20,7 @@ import (
 	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
 	"github.com/kubesplit/kubesplit/services/registry/internal/openapi"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
+	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
 
@@ -65,6 +68,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 		s.stores = append(s.stores, backend.NewStore(info, opts))
 	}
+	services, err := s.serviceIPs(cfg)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
 	s.handler = handler.New(s.stores, handler.Admission{Mutating: cfg.Admission.Mutating, Validating: cfg.Admission.Validating})
 	docs, err := openapi.New(resource.Builtins())
 	if err != nil {
@@ -85,6 +93,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
+	if err := services.EnsureDefaultServiceCIDR(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("default ServiceCIDR: %w", err)
+	}
+	if err := services.Repair(ctx, serviceip.RepairGrace); err != nil {
+		slog.Warn("repairing Services' cluster IPs and node ports failed; retrying in the background", "err", err)
+	}
+	go services.RepairEvery(runCtx, serviceRepairInterval, serviceip.RepairGrace)
 	if err := s.startBootstrap(ctx, runCtx, cfg); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("bootstrap: %w", err)
@@ -94,6 +110,37 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.stopControllers = startControllers(runCtx, s.restConfig(), cfg.Controllers)
 	}
 	return s, nil
+}
+
+// serviceRepairInterval is how often Services' cluster IPs and node ports
+// are repaired after the start, kube's interval.
+const serviceRepairInterval = 3 * time.Minute
+
+// serviceIPs allocates Services' cluster IPs and node ports, keeping
+// IPAddresses in the ipaddresses store.
+func (s *Server) serviceIPs(cfg Config) (*serviceip.Allocator, error) {
+	var stores serviceip.Stores
+	networking := schema.GroupVersion{Group: "networking.k8s.io", Version: "v1"}
+	for _, st := range s.stores {
+		switch st.Info().GroupVersionResource() {
+		case schema.GroupVersionResource{Version: "v1", Resource: "services"}:
+			stores.Services = st
+		case networking.WithResource("ipaddresses"):
+			stores.IPAddresses = st
+		case networking.WithResource("servicecidrs"):
+			stores.ServiceCIDRs = st
+		}
+	}
+	conf, err := cfg.serviceIPs()
+	if err != nil {
+		return nil, err
+	}
+	a, err := serviceip.New(s.client, stores, conf)
+	if err != nil {
+		return nil, err
+	}
+	stores.Services.Info().Allocator = a
+	return a, nil
 }
 
 // connect reaches etcd: the configured cluster, or an embedded one.

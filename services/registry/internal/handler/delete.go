@@ -144,6 +144,9 @@ func (q *request) deleteOne(cur *storage.Object, opts *metav1.DeleteOptions) (*s
 			return q.admitDelete(live, opts)
 		}, dry)
 		if !errors.Is(err, errNeedsFinalizing) {
+			if err == nil {
+				q.release(gone, dry)
+			}
 			return gone, true, err
 		}
 	}
@@ -160,6 +163,7 @@ func (q *request) deleteOne(cur *storage.Object, opts *metav1.DeleteOptions) (*s
 	if err != nil {
 		return nil, false, err
 	}
+	q.releaseIfGone(marked, dry)
 	if marked.Decode().GetDeletionTimestamp() == nil {
 		return marked, true, nil
 	}

@@ -66,6 +66,7 @@ func (q *request) patch() error {
 		}
 		return obj, q.admitUpdate(wr, obj, live)
 	}, wr.dryRun)
+	q.settle(wr, stored, err)
 	if err != nil {
 		return err
 	}
@@ -182,9 +183,11 @@ func (q *request) apply(wr *write, body []byte) error {
 			return err
 		}
 		if err := q.checkCreate(wr, obj); err != nil {
+			q.settle(wr, nil, err)
 			return err
 		}
 		stored, err := q.store.Create(ctx, obj, wr.dryRun)
+		q.settle(wr, stored, err)
 		if err != nil {
 			return err
 		}
@@ -205,6 +208,7 @@ func (q *request) apply(wr *write, body []byte) error {
 		}
 		return obj, q.checkUpdate(wr, obj, live)
 	}, wr.dryRun)
+	q.settle(wr, stored, err)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
 
@@ -24,6 +25,9 @@ type write struct {
 	manager  string
 	force    bool // apply's ?force
 	warnings []string
+	// alloc is what the write was given by its kind's Allocator, until
+	// the store answers (allocate.go).
+	alloc resource.Allocation
 }
 
 func (q *request) newWrite() (*write, error) {
@@ -83,6 +87,7 @@ func (q *request) create() error {
 		return apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	stored, err := q.createNamed(wr, obj)
+	q.settle(wr, stored, err)
 	if err != nil {
 		return err
 	}
@@ -104,8 +109,8 @@ func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
 }
 
 // checkCreate is kube's order for a new object: mutating admission,
-// validation, validating admission. The name was generated before, so
-// admission sees the name that will be stored.
+// allocation, validation, validating admission. The name was generated
+// before, so admission sees the name that will be stored.
 func (q *request) checkCreate(wr *write, obj *unstructured.Unstructured) error {
 	err := q.mutateObject(wr, admissionv1.Create, obj, nil, func(patched *unstructured.Unstructured) error {
 		// obj is still the object admission was asked about.
@@ -114,6 +119,9 @@ func (q *request) checkCreate(wr *write, obj *unstructured.Unstructured) error {
 		return q.prepareNew(patched)
 	})
 	if err != nil {
+		return err
+	}
+	if err := q.allocate(wr, obj, nil); err != nil {
 		return err
 	}
 	if err := q.validate(wr, obj, nil); err != nil {
@@ -205,6 +213,7 @@ func (q *request) update() error {
 		}
 		return next, q.admitUpdate(wr, next, live)
 	}, wr.dryRun)
+	q.settle(wr, stored, err)
 	if err != nil {
 		return err
 	}
@@ -239,12 +248,15 @@ func (q *request) admitUpdate(wr *write, obj, cur *unstructured.Unstructured) er
 }
 
 // checkUpdate is kube's order for a changed object: mutating admission,
-// validation, validating admission.
+// allocation, validation, validating admission.
 func (q *request) checkUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
 	err := q.mutateObject(wr, admissionv1.Update, obj, cur, func(patched *unstructured.Unstructured) error {
 		return q.prepareUpdated(patched, cur)
 	})
 	if err != nil {
+		return err
+	}
+	if err := q.allocate(wr, obj, cur); err != nil {
 		return err
 	}
 	if err := q.validate(wr, obj, cur); err != nil {

@@ -3,12 +3,14 @@ package resource
 import (
 	"k8s.io/kubernetes/pkg/registry/networking/ingress"
 	"k8s.io/kubernetes/pkg/registry/networking/ingressclass"
+	"k8s.io/kubernetes/pkg/registry/networking/ipaddress"
 	"k8s.io/kubernetes/pkg/registry/networking/networkpolicy"
 	"k8s.io/kubernetes/pkg/registry/networking/servicecidr"
 )
 
-// networking is networking.k8s.io/v1. Kube also serves ipaddresses here,
-// which are not yet: an IPAddress must be named by its IP address.
+// networking is networking.k8s.io/v1. IPAddresses are named by their
+// address; those holding Services' cluster IPs are written by the
+// serviceip allocator.
 func networking() []*Info {
 	const g = "networking.k8s.io"
 	return []*Info{
@@ -23,5 +25,7 @@ func networking() []*Info {
 		kube(&Info{Group: g, Version: "v1", Resource: "servicecidrs", Kind: "ServiceCIDR", Singular: "servicecidr",
 			StatusSubresource: true},
 			servicecidr.Strategy, status(servicecidr.StatusStrategy)),
+		kube(&Info{Group: g, Version: "v1", Resource: "ipaddresses", Kind: "IPAddress", Singular: "ipaddress", ShortNames: []string{"ip"}},
+			ipaddress.Strategy, nil),
 	}
 }

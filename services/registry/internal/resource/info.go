@@ -108,6 +108,30 @@ type Info struct {
 	// the Table. When set, Default, Validate, Columns, Generation and
 	// ConditionalUpdate are not used.
 	Strategy Strategy
+
+	// Allocator, when set, gives objects of the kind what they hold of a
+	// pool all of them share (a Service's cluster IPs and node ports), as
+	// kube's BeginCreate and BeginUpdate hooks do.
+	Allocator Allocator
+}
+
+// Allocator gives objects what they hold of a shared pool.
+type Allocator interface {
+	// Allocate, on a create (old nil) or an update of the object itself,
+	// after mutating admission and before validation, sets in obj what it
+	// is given and holds it until the Allocation is committed or reverted.
+	Allocate(ctx context.Context, obj, old *unstructured.Unstructured, dryRun bool) (Allocation, error)
+	// Release gives back what a deleted object held.
+	Release(ctx context.Context, obj *unstructured.Unstructured)
+}
+
+// Allocation is what one write was given.
+type Allocation interface {
+	// Commit, once the write is stored, keeps it and releases what the
+	// write gave up.
+	Commit()
+	// Revert, when the write is not stored, releases it.
+	Revert()
 }
 
 // Strategy is a kind's type-specific behaviour on writes, as kube's
