@@ -98,6 +98,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 		t.Errorf("dry-run update answered %v", updated)
 	}
 	e.mustDo("PATCH", cmPath+"/a?dryRun=All", `{"data":{"k":"3"}}`, http.StatusOK, "Content-Type", "application/merge-patch+json")
+	// kube's dry run never reaches the storage that refuses a set
+	// resourceVersion: it answers 201, as for any valid create.
+	e.mustDo("POST", cmPath+"?dryRun=All", `{"metadata":{"name":"d","resourceVersion":"5"}}`, http.StatusCreated)
 	e.mustDo("PATCH", cmPath+"/c?dryRun=All&fieldManager=m", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n", http.StatusCreated,
 		"Content-Type", "application/apply-patch+yaml")
 	e.mustDo("DELETE", cmPath+"/a?dryRun=All", "", http.StatusOK)

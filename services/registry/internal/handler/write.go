@@ -83,7 +83,9 @@ func (q *request) create() error {
 	if err != nil {
 		return err
 	}
-	if obj.GetResourceVersion() != "" {
+	if obj.GetResourceVersion() != "" && !wr.dryRun {
+		// kube's storage refuses it; its dry run never reaches storage and
+		// answers as for any create.
 		return apierrors.NewBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	stored, err := q.createNamed(wr, obj)
