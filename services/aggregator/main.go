@@ -28,6 +28,8 @@ func main() {
 	fs.StringSliceVar(&cfg.Upstreams.Registry, "registry-url", nil, "base URLs of the registry (required)")
 	fs.StringSliceVar(&cfg.Upstreams.Authn, "authn-url", nil, "base URLs of the authn service (TokenReview)")
 	fs.StringSliceVar(&cfg.Upstreams.Authz, "authz-url", nil, "base URLs of the authz service (SubjectAccessReview)")
+	fs.StringSliceVar(&cfg.Upstreams.Admission, "admission-url", nil,
+		"base URLs of the admission service the registry calls, asked only for its health (poststarthook/start-apiserver-admission-initializer)")
 	fs.StringVar(&cfg.UpstreamCAFile, "upstream-ca-file", "", "CA certificates upstreams' https certificates chain to; empty means the system's")
 	fs.StringVar(&cfg.ClientCAFile, "client-ca-file", "",
 		"PEM bundle of CAs signing client certificates; a verified certificate authenticates as its CN, with its O as groups")

@@ -22,31 +22,34 @@ const publishRetry = 2 * time.Second
 
 // startAPIServices serves the APIServices stored in the registry through
 // routes, and publishes how their backends can trust the aggregator, in
-// the background until ctx is done. Both talk to the registry as the
-// aggregator itself.
-func startAPIServices(ctx context.Context, cfg Config, fp *frontProxy, registry *upstream.Upstream, signer *identity.Signer, routes *discovery.Handler) error {
-	restCfg := registryRESTConfig(registry, signer)
+// the background until ctx is done; published hears how each publication
+// went. Both talk to the registry as the aggregator itself, with restCfg.
+func startAPIServices(ctx context.Context, cfg Config, fp *frontProxy, restCfg *rest.Config, routes *discovery.Handler,
+	published *publication) (*apiservice.Controller, error) {
 	dyn, err := dynamic.NewForConfig(restCfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	kube, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	auth, err := publishedAuthentication(cfg, fp)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ctrl, err := apiservice.New(apiservice.Config{Client: dyn, Routes: routes, ProxyClientCert: &fp.cert, Log: cfg.Log})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	go ctrl.Run(ctx)
 	go apiservice.PublishAuthentication(ctx, kube, auth, publishRetry, func(err error) {
-		cfg.Log.Warn("extension-apiserver-authentication not published yet", "err", err)
+		published.report(err)
+		if err != nil {
+			cfg.Log.Warn("extension-apiserver-authentication not published yet", "err", err)
+		}
 	})
-	return nil
+	return ctrl, nil
 }
 
 // publishedAuthentication is what extension servers are told to trust.

@@ -54,6 +54,11 @@ type UpstreamURLs struct {
 	// Authz serves SubjectAccessReview, for the "Webhook" authorization
 	// mode, and authorization.k8s.io is routed there.
 	Authz []string
+	// Admission is the admission service the registry's writes pass. No
+	// request is routed there: it is asked only how it is, for the health
+	// endpoints (upstream-admission and kube's
+	// poststarthook/start-apiserver-admission-initializer).
+	Admission []string
 }
 
 // Config configures an aggregator. Field names follow kube-apiserver's

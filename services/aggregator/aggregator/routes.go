@@ -3,51 +3,16 @@ package aggregator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
-	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/proxy"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 )
-
-// probes serve the health endpoints, with no credentials, so that probes
-// work (DESIGN.md, "Trust between hops"): live while the process serves,
-// ready while every upstream has a healthy endpoint, with a check per
-// upstream so that ?verbose says which one is missing.
-func probes(ups map[string]*upstream.Upstream) func(http.Handler) http.Handler {
-	var ready []health.Check
-	names := make([]string, 0, len(ups))
-	for name := range ups {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		ready = append(ready, health.Check{Name: "upstream-" + name, Func: upstreamReady(ups[name])})
-	}
-	return health.Probes(nil, ready)
-}
-
-func upstreamReady(u *upstream.Upstream) func(context.Context) error {
-	return func(context.Context) error {
-		eps := u.Endpoints()
-		for _, ep := range eps {
-			if ep.Healthy {
-				return nil
-			}
-		}
-		if len(eps) == 0 {
-			return errors.New("no endpoint")
-		}
-		return fmt.Errorf("no healthy endpoint of %d: %v", len(eps), eps[0].Err)
-	}
-}
 
 // newProxies returns a proxy per upstream whose requests carry the
 // authenticated (or impersonated) user's signed identity, with the

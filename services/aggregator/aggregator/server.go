@@ -2,8 +2,12 @@ package aggregator
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/serve"
@@ -20,6 +24,8 @@ type Server struct {
 	revisions []*revisionFollower
 	// audit writes the audit log; nil when there is none.
 	audit *audit.Backend
+	// logCheck watches the log, for the health endpoints.
+	logCheck *health.LogCheck
 }
 
 // Start runs an aggregator until Close. It returns once it listens and
@@ -30,6 +36,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	// The log check watches every write of the aggregator's log.
+	logCheck := health.NewLogCheck(0)
+	cfg.Log = slog.New(logCheck.Wrap(cfg.Log.Handler()))
 	cert, err := servingCertificate(cfg)
 	if err != nil {
 		return nil, err
@@ -47,7 +56,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s := &Server{cancel: cancel}
+	s := &Server{cancel: cancel, logCheck: logCheck}
 	handler, err := s.assemble(runCtx, cfg, signer, fp)
 	if err != nil {
 		cancel()
@@ -100,9 +109,25 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	served := discovery.NewServed(routes, 0)
 	served.Fill()
 	measured.countRequests(served)
-	if err := startAPIServices(ctx, cfg, fp, ups[registryUpstream], signer, routes); err != nil {
+	published := &publication{}
+	restCfg := registryRESTConfig(ups[registryUpstream], signer)
+	ctrl, err := startAPIServices(ctx, cfg, fp, restCfg, routes, published)
+	if err != nil {
 		return nil, err
 	}
+	admission, err := startAdmissionUpstream(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// The health checks' reads have a client, and a rate limit, of their own.
+	healthClient, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	probes := probes(healthDeps{
+		ups: ups, admission: admission, kube: healthClient, registry: backends[registryUpstream], routes: routes,
+		ctrl: ctrl, published: published, log: s.logCheck,
+	})
 	auditing, err := s.startAudit(cfg)
 	if err != nil {
 		return nil, err
@@ -111,7 +136,7 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 		measured.countAudit(s.audit)
 	}
 	return buildChain(cfg, stages{
-		authenticator: authenticator, authorizer: authorizer, probes: probes(ups), api: api, audit: auditing,
+		authenticator: authenticator, authorizer: authorizer, probes: probes, api: api, audit: auditing,
 		metrics: measured,
 	})
 }

@@ -22,6 +22,8 @@ const (
 	registryUpstream = discovery.Registry
 	authnUpstream    = discovery.Authn
 	authzUpstream    = discovery.Authz
+	// admissionUpstream is only health-checked: nothing routes there.
+	admissionUpstream = "admission"
 )
 
 // selfUser is who the aggregator asserts it is when it calls an upstream
@@ -55,6 +57,24 @@ func startUpstreams(ctx context.Context, cfg Config) (map[string]*upstream.Upstr
 		u.Start(ctx)
 	}
 	return ups, nil
+}
+
+// startAdmissionUpstream creates and starts the admission upstream, whose
+// health alone the aggregator follows; nil when none is configured.
+func startAdmissionUpstream(ctx context.Context, cfg Config) (*upstream.Upstream, error) {
+	if len(cfg.Upstreams.Admission) == 0 {
+		return nil, nil
+	}
+	transport, err := upstreamTransport(cfg.UpstreamCAFile)
+	if err != nil {
+		return nil, err
+	}
+	u, err := upstream.New(upstream.Config{Name: admissionUpstream, URLs: cfg.Upstreams.Admission, Transport: transport, Log: cfg.Log})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	u.Start(ctx)
+	return u, nil
 }
 
 // upstreamTransport is the transport services call each other with,

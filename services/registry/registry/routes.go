@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"runtime"
 	"time"
@@ -24,7 +25,12 @@ import (
 const KubernetesVersion = "v1.37.2"
 
 // routes is the registry's HTTP surface. Live means etcd answers; ready
-// also needs every cache filled.
+// also needs every cache filled: informer-sync says so of them all, and
+// two checks say it of a part, for the aggregator's health endpoints to
+// list under kube's names: storage-readiness (kube's
+// poststarthook/storage-readiness) of the built-in resources' watch
+// caches, crds-synced (kube's poststarthook/crd-informer-synced) of the
+// custom resources served as the CRDs in the store say.
 func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	r := chi.NewRouter()
 	r.Use(recovery.Middleware(nil))
@@ -40,6 +46,8 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 		}
 		return nil
 	}}
+	storageCheck := health.Check{Name: "storage-readiness", Func: s.storageReady}
+	crdCheck := health.Check{Name: "crds-synced", Func: s.crdsSynced}
 	// Everything but the health checks (and /metrics and /debug/pprof,
 	// which observe.Backend serves) needs the aggregator's assertion: the
 	// aggregator authorizes non-resource URLs (/version, /openapi) as kube
@@ -57,7 +65,34 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	for _, p := range []string{"/api", "/api/*", "/apis", "/apis/*"} {
 		guarded.Handle(p, api)
 	}
-	return health.Probes([]health.Check{etcdCheck}, []health.Check{cacheCheck})(r)
+	return health.Probes([]health.Check{etcdCheck}, []health.Check{cacheCheck, storageCheck, crdCheck})(r)
+}
+
+// storageReady fails while a built-in resource's cache is not filled.
+func (s *Server) storageReady(context.Context) error {
+	var waiting []string
+	for _, st := range s.stores {
+		if !st.Ready() {
+			info := st.Info()
+			waiting = append(waiting, schema.GroupResource{Group: info.Group, Resource: info.Resource}.String())
+		}
+	}
+	if len(waiting) > 0 {
+		return fmt.Errorf("caches not filled: %d resources, %s first", len(waiting), waiting[0])
+	}
+	return nil
+}
+
+// crdsSynced fails until the custom resources served are those the CRDs
+// in the store define.
+func (s *Server) crdsSynced(context.Context) error {
+	switch {
+	case s.customResources == nil:
+		return errors.New("no CustomResourceDefinition storage")
+	case !s.customResources.Synced():
+		return errors.New("custom resources not yet served as the CRDs say")
+	}
+	return nil
 }
 
 // pingEtcd checks that etcd answers within a second.

@@ -54,8 +54,9 @@ const PublishEvery = time.Minute
 // kube-system/extension-apiserver-authentication ConfigMap until ctx is
 // done, retrying while the registry cannot be reached. CA bundles are
 // merged with what is there, as several aggregators with CAs of their own
-// may share a registry; expired certificates are dropped.
-func PublishAuthentication(ctx context.Context, client kubernetes.Interface, auth Authentication, retry time.Duration, log func(error)) {
+// may share a registry; expired certificates are dropped. report hears
+// the outcome of every attempt: nil once the ConfigMap holds auth.
+func PublishAuthentication(ctx context.Context, client kubernetes.Interface, auth Authentication, retry time.Duration, report func(error)) {
 	wait := time.Duration(0)
 	for {
 		select {
@@ -64,10 +65,11 @@ func PublishAuthentication(ctx context.Context, client kubernetes.Interface, aut
 		case <-time.After(wait):
 		}
 		wait = PublishEvery
-		if err := publishOnce(ctx, client, auth); err != nil {
-			log(err)
+		err := publishOnce(ctx, client, auth)
+		if err != nil {
 			wait = retry
 		}
+		report(err)
 	}
 }
 

@@ -53,6 +53,9 @@ type Controller struct {
 	syncEvery time.Duration
 	log       *slog.Logger
 
+	// state is what the health checks read (health.go).
+	state state
+
 	// Owned by Run's goroutine.
 	backends  map[string]*backend
 	broken    map[string]error // APIServices whose backend cannot be built
@@ -92,7 +95,17 @@ func (c *Controller) Run(ctx context.Context) {
 	_, _ = informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: kick, UpdateFunc: func(_, o any) { kick(o) }, DeleteFunc: kick,
 	})
+	synced := informer.HasSynced
+	c.state.informerSynced.Store(&synced)
 	go informer.RunWithContext(ctx)
+	// The first sync follows the informer's at once, with no APIService
+	// to announce it, so that the routes and the health checks do not
+	// wait for a tick.
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+			kick(nil)
+		}
+	}()
 	tick := time.NewTicker(c.syncEvery)
 	defer tick.Stop()
 	defer c.stopAll()
@@ -126,12 +139,13 @@ func (c *Controller) sync(ctx context.Context, objs []any) {
 		svcs, raws = append(svcs, s), append(raws, u)
 	}
 	c.reconcileBackends(ctx, svcs)
-	c.install(svcs)
+	installErr := c.install(svcs)
 	for i, s := range svcs {
 		if want, known := availability(s, c.backends[s.Name], c.broken[s.Name]); known {
 			c.writeStatus(ctx, raws[i], s, want)
 		}
 	}
+	c.publishStatus(svcs, installErr)
 }
 
 // reconcileBackends builds a backend for every APIService with a service
@@ -167,8 +181,9 @@ func (c *Controller) reconcileBackends(ctx context.Context, svcs []*apiService) 
 	}
 }
 
-// install gives Routes the APIServices with a service, when they changed.
-func (c *Controller) install(svcs []*apiService) {
+// install gives Routes the APIServices with a service, when they changed,
+// and returns why they could not be.
+func (c *Controller) install(svcs []*apiService) error {
 	var list []discovery.APIService
 	var keys []string
 	for _, s := range svcs {
@@ -195,10 +210,11 @@ func (c *Controller) install(svcs []*apiService) {
 	if joined := strings.Join(keys, "\n"); joined != c.installed {
 		if err := c.routes.SetAPIServices(list); err != nil {
 			c.log.Warn("APIServices not installed", "err", err)
-			return
+			return err
 		}
 		c.installed = joined
 	}
+	return nil
 }
 
 func (c *Controller) stop(name string) {

@@ -123,3 +123,19 @@ func TestNewNeedsABackendPerUpstream(t *testing.T) {
 		t.Fatalf("New without authn and authz = %v, want ErrInvalidConfig", err)
 	}
 }
+
+// Registered is the merged discovery with the upstreams that did not
+// answer, as fresh as /apis: kube's autoregistration of their groups.
+func TestRegisteredNamesTheUpstreamsMissing(t *testing.T) {
+	h := newHandler(t, nil, newService(t, Registry, false, "apps/v1"), newService(t, Authn, false),
+		newService(t, Authz, true, "authorization.k8s.io/v1"))
+	groups, missing := h.Registered(t.Context())
+	if len(groups) != 1 || groups[0].Name != "apps" || !slices.Equal(missing, []string{Authz}) {
+		t.Errorf("Registered = %v, missing %v; want apps, missing authz", groups, missing)
+	}
+	h = newHandler(t, nil, newService(t, Registry, false, "apps/v1"), newService(t, Authn, false),
+		newService(t, Authz, false, "authorization.k8s.io/v1"))
+	if groups, missing := h.Registered(t.Context()); len(groups) != 2 || len(missing) != 0 {
+		t.Errorf("all answering: Registered = %v, missing %v", groups, missing)
+	}
+}

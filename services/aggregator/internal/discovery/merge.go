@@ -23,7 +23,8 @@ type groupCache struct {
 	mu      sync.Mutex // held during a refresh, so that concurrent requests share it
 	at      time.Time
 	groups  []metav1.APIGroup
-	answers int // how many upstreams answered the last refresh
+	answers int      // how many upstreams answered the last refresh
+	missing []string // the upstreams that did not, by name
 }
 
 // groupList returns the merged groups, refreshing them when they are older
@@ -31,6 +32,12 @@ type groupCache struct {
 // was missing from (one still starting) is kept a fifth as long, so that
 // its groups show soon after it answers.
 func (h *Handler) groupList(ctx context.Context) ([]metav1.APIGroup, int) {
+	groups, answers, _ := h.refreshGroups(ctx)
+	return groups, answers
+}
+
+// refreshGroups is groupList, with the upstreams that did not answer.
+func (h *Handler) refreshGroups(ctx context.Context) ([]metav1.APIGroup, int, []string) {
 	c := &h.cache
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -40,11 +47,26 @@ func (h *Handler) groupList(ctx context.Context) ([]metav1.APIGroup, int) {
 		keep /= 5
 	}
 	if !c.at.IsZero() && now.Sub(c.at) < keep {
-		return c.groups, c.answers
+		return c.groups, c.answers, slices.Clone(c.missing)
 	}
 	lists := h.fetchAll(ctx)
 	c.groups, c.answers, c.at = h.merge(lists), len(lists), now
-	return c.groups, c.answers
+	c.missing = nil
+	for _, name := range slices.Sorted(maps.Keys(h.backends)) {
+		if _, ok := lists[name]; !ok {
+			c.missing = append(c.missing, name)
+		}
+	}
+	return c.groups, c.answers, slices.Clone(c.missing)
+}
+
+// Registered is the merged discovery of the configured upstreams (not the
+// APIServices with backends of their own), as fresh as /apis serves it,
+// and the upstreams left out of it because they did not answer: kube's
+// autoregistration of the groups the servers behind it serve.
+func (h *Handler) Registered(ctx context.Context) ([]metav1.APIGroup, []string) {
+	groups, _, missing := h.refreshGroups(ctx)
+	return groups, missing
 }
 
 // fetchAll fetches every upstream's /apis concurrently and returns those
