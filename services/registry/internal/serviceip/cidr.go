@@ -112,11 +112,18 @@ func newRange(prefix netip.Prefix) (*ipRange, error) {
 // rangeOffset is kube's size of the static band: min(max(16, size/16),
 // 256), none for ranges of 16 addresses or fewer.
 func rangeOffset(hostBits int) uint64 {
-	const low, high, step = 16, 256, 16
 	var size uint64 = math.MaxInt64
 	if hostBits < 63 {
 		size = uint64(1) << hostBits
 	}
+	return staticBand(size, 16, 256)
+}
+
+// staticBand is kube's size of the lower band of a range that allocation
+// prefers to leave to users who ask for a value: size/step, at least 16
+// and at most high, and none in a range of 16 or fewer.
+func staticBand(size, step, high uint64) uint64 {
+	const low = 16
 	switch {
 	case size <= low:
 		return 0

@@ -89,16 +89,7 @@ func (a *Allocator) allocateNextPort(ctx context.Context, o owner) (int, error) 
 // portRangeOffset is kube's size of the node ports' static band:
 // min(max(16, size/32), 128), none for 16 ports or fewer.
 func portRangeOffset(size int) uint64 {
-	const low, high, step = 16, 128, 32
-	switch {
-	case size <= low:
-		return 0
-	case size/step < low:
-		return low
-	case size/step > high:
-		return high
-	}
-	return uint64(size / step)
+	return staticBand(uint64(size), 32, 128)
 }
 
 // createPortKey writes port's key for o unless it exists.
