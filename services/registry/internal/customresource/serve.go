@@ -203,9 +203,9 @@ func (s *Serving) serve(crd *apiextensionsv1.CustomResourceDefinition, fp string
 }
 
 // refuse is kube's answer to a create while the CRD is being deleted.
-func (sv *served) refuse(info *resource.Info) func(verb string) error {
+func (sv *served) refuse(info *resource.Info) func(verb, name string) error {
 	gr := schema.GroupResource{Group: info.Group, Resource: info.Resource}
-	return func(verb string) error {
+	return func(verb, _ string) error {
 		if verb == "create" && sv.terminating.Load() {
 			return apierrors.NewMethodNotSupported(gr, verb)
 		}

@@ -110,7 +110,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	user, _ := identity.UserFrom(r.Context())
 	tracing.Describe(r.Context(), r.Method, info, user.Name)
 	if refuse := s.Info().Refuse; refuse != nil {
-		if err := refuse(info.Verb); err != nil {
+		if err := refuse(info.Verb, info.Name); err != nil {
 			apierror.Write(w, err)
 			return
 		}

@@ -51,10 +51,11 @@ type Info struct {
 	// SpecFinalizers means spec.finalizers hold an object back from deletion
 	// as metadata.finalizers do (Namespace's "kubernetes" finalizer).
 	SpecFinalizers bool
-	// Refuse, when set, may refuse a request by its verb before anything
-	// else runs (a custom resource whose definition is being deleted takes
-	// no creates).
-	Refuse func(verb string) error
+	// Refuse, when set, may refuse a request by its verb and the name it
+	// addresses before anything else runs (a custom resource whose
+	// definition is being deleted takes no creates; a system PriorityClass
+	// is not deleted).
+	Refuse func(verb, name string) error
 	// MarkDeleted, when set, makes every delete wait for finalizers: it is
 	// called on the object being marked for deletion to add what a delete
 	// sets (a CRD's cleanup finalizer and Terminating condition).
