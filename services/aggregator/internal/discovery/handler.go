@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -110,7 +111,8 @@ func New(cfg Config) (*Handler, error) {
 // ServeHTTP serves GET /apis merged, and /apis/<group> of the groups
 // APIServices serve, and forwards every other API path.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/apis" || r.URL.Path == "/apis/" {
+	trimDiscoverySlash(r)
+	if r.URL.Path == "/apis" {
 		h.serveGroupList(w, r)
 		return
 	}
@@ -157,4 +159,18 @@ func notFound() error {
 		Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound,
 		Message: "the server could not find the requested resource",
 	}}
+}
+
+// trimDiscoverySlash drops the trailing slash of a discovery path
+// (/api/, /api/v1/, /apis/<group>/, /apis/<group>/<version>/), which kube
+// answers as the path without it, so that every upstream sees one form.
+func trimDiscoverySlash(r *http.Request) {
+	p, ok := strings.CutSuffix(r.URL.Path, "/")
+	if !ok || p == "" {
+		return
+	}
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if (parts[0] == "api" && len(parts) <= 2) || (parts[0] == "apis" && len(parts) <= 3) {
+		r.URL.Path, r.URL.RawPath = p, ""
+	}
 }

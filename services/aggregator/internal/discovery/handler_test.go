@@ -102,6 +102,10 @@ func TestRequestsAreForwardedByRoute(t *testing.T) {
 		{http.MethodPost, "/api/v1/namespaces/ns/serviceaccounts/sa/token", "authn POST /api/v1/namespaces/ns/serviceaccounts/sa/token"},
 		{http.MethodGet, "/api/v1/namespaces/ns/serviceaccounts/sa", "registry GET /api/v1/namespaces/ns/serviceaccounts/sa"},
 		{http.MethodGet, "/apis/apps/v1", "registry GET /apis/apps/v1"},
+		// kube answers discovery with a trailing slash too.
+		{http.MethodGet, "/apis/authentication.k8s.io/", "authn GET /apis/authentication.k8s.io"},
+		{http.MethodGet, "/apis/authorization.k8s.io/v1/", "authz GET /apis/authorization.k8s.io/v1"},
+		{http.MethodGet, "/api/v1/", "registry GET /api/v1"},
 	}
 	for _, c := range cases {
 		rec := serve(h, c.method, c.path)
