@@ -224,3 +224,20 @@ func TestClientGoOverProtobuf(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// kube still serves meta.k8s.io/v1beta1 Tables to clients that ask for
+// them; other meta.k8s.io/v1beta1 views are 406.
+func TestV1beta1Table(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"one"},"data":{"a":"1"}}`, http.StatusCreated)
+	got := e.mustDo("GET", cmPath, "", http.StatusOK, "Accept", "application/json;as=Table;v=v1beta1;g=meta.k8s.io")
+	if got["apiVersion"] != "meta.k8s.io/v1beta1" || got["kind"] != "Table" {
+		t.Fatalf("v1beta1 Table answered as %v %v", got["apiVersion"], got["kind"])
+	}
+	if rows, _ := got["rows"].([]any); len(rows) != 1 {
+		t.Fatalf("rows %v", got["rows"])
+	}
+	if resp, _ := e.do("GET", cmPath, "", "Accept", "application/json;as=PartialObjectMetadataList;v=v1beta2;g=meta.k8s.io"); resp.StatusCode != http.StatusNotAcceptable {
+		t.Errorf("an unknown meta.k8s.io version: %d, want 406", resp.StatusCode)
+	}
+}

@@ -20,8 +20,11 @@ const (
 type output struct {
 	media string // mediaJSON, mediaYAML or mediaProtobuf
 	// as is "Table", "PartialObjectMetadata" or "PartialObjectMetadataList"
-	// when the client asked for a meta.k8s.io/v1 view instead of the object.
+	// when the client asked for a meta.k8s.io view instead of the object.
 	as string
+	// metaVersion is the view's meta.k8s.io version: v1, or v1beta1 for a
+	// Table, which kube still serves.
+	metaVersion string
 }
 
 // negotiate picks the response format from the Accept header, the first
@@ -63,13 +66,14 @@ func accepted(mt string, params map[string]string) (output, bool) {
 	if as == "" {
 		return output{media: media}, true
 	}
-	if params["g"] != "meta.k8s.io" || params["v"] != "v1" {
+	v := params["v"]
+	if params["g"] != "meta.k8s.io" || (v != "v1" && !(v == "v1beta1" && as == "Table")) {
 		return output{}, false
 	}
 	switch as {
 	case "Table":
 		// Tables are served as JSON (kubectl asks for them so).
-		return output{media: mediaJSON, as: as}, media != mediaProtobuf
+		return output{media: mediaJSON, as: as, metaVersion: v}, media != mediaProtobuf
 	case "PartialObjectMetadata", "PartialObjectMetadataList":
 		return output{media: media, as: as}, true
 	}

@@ -15,8 +15,8 @@ func (q *request) output() (output, error) {
 	return negotiate(q.r, typed)
 }
 
-func (q *request) tableOptions() tableOptions {
-	return tableOptions{includeObject: metav1.IncludeObjectPolicy(q.r.URL.Query().Get("includeObject"))}
+func (q *request) tableOptions(out output) tableOptions {
+	return tableOptions{includeObject: metav1.IncludeObjectPolicy(q.r.URL.Query().Get("includeObject")), version: out.metaVersion}
 }
 
 // readOptions reads ?resourceVersion and ?resourceVersionMatch.
@@ -46,7 +46,7 @@ func (q *request) get() error {
 // send writes one object.
 func (q *request) send(code int, obj *storage.Object, out output) error {
 	q.written = true
-	return writeObject(q.w, code, q.res, obj, out, q.tableOptions())
+	return writeObject(q.w, code, q.res, obj, out, q.tableOptions(out))
 }
 
 func (q *request) list() error {
@@ -64,5 +64,5 @@ func (q *request) list() error {
 	}
 	defer res.Release()
 	q.written = true
-	return writeList(q.w, q.res, res, out, q.tableOptions())
+	return writeList(q.w, q.res, res, out, q.tableOptions(out))
 }

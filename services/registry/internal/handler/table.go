@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"cmp"
 	"encoding/json"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,13 +19,15 @@ type tableOptions struct {
 	// noHeaders leaves out the column definitions (watch events after the
 	// first, as kube sends them).
 	noHeaders bool
+	// version is the Table's meta.k8s.io version; empty means v1.
+	version string
 }
 
 // table renders objects as the meta.k8s.io/v1 Table kubectl prints.
 func table(info *resource.Info, objs []*storage.Object, rv, cont string, opts tableOptions) *metav1.Table {
 	tab := info.Table()
 	t := &metav1.Table{
-		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/" + cmp.Or(opts.version, "v1")},
 		ListMeta: metav1.ListMeta{ResourceVersion: rv, Continue: cont},
 		Rows:     make([]metav1.TableRow, 0, len(objs)),
 	}

@@ -58,7 +58,7 @@ func (q *request) watch() error {
 	}
 	defer w.Stop()
 
-	enc := &watchEncoder{w: q.w, res: q.res, out: out, table: q.tableOptions()}
+	enc := &watchEncoder{w: q.w, res: q.res, out: out, table: q.tableOptions(out)}
 	enc.start()
 	q.written = true
 	for _, ev := range w.Initial {
