@@ -11,12 +11,16 @@ import (
 )
 
 // Write answers r with code and obj in the media type r's Accept header
-// negotiates (JSON when it names none c supports), with that
+// negotiates (kube's 406 when it names none c supports), with that
 // Content-Type. JSON is written by WriteJSON, byte for byte as before.
 // Errors stay JSON Status, whatever was asked: client-go decodes an error
 // by its Content-Type.
 func (c *Codec) Write(w http.ResponseWriter, r *http.Request, code int, obj runtime.Object) {
-	mt := negotiate(r.Header.Get("Accept"), c.mediaTypes)
+	mt, ok := Negotiate(r.Header.Get("Accept"), c.mediaTypes)
+	if !ok {
+		apierror.Write(w, NotAcceptable(c.mediaTypes))
+		return
+	}
 	if mt == runtime.ContentTypeJSON {
 		WriteJSON(w, code, obj)
 		return

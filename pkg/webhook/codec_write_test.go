@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -32,7 +33,6 @@ func TestCodecWriteNegotiates(t *testing.T) {
 		{"application/json", runtime.ContentTypeJSON},
 		{"application/vnd.kubernetes.protobuf,application/json", runtime.ContentTypeProtobuf},
 		{"application/json;q=0.9, application/yaml", runtime.ContentTypeYAML},
-		{"text/html", runtime.ContentTypeJSON},
 	}
 	for _, c := range cases {
 		rec := writeWithAccept(c.accept, want)
@@ -48,6 +48,18 @@ func TestCodecWriteNegotiates(t *testing.T) {
 		got.TypeMeta = want.TypeMeta
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: got %+v, want %+v", c.accept, got, want)
+		}
+	}
+}
+
+// An Accept naming nothing a review can be written as (a Table of it,
+// text/html) is kube's 406, as JSON Status.
+func TestCodecWriteRefusesWhatItCannotWrite(t *testing.T) {
+	for _, accept := range []string{"text/html", "application/json;as=Table;v=v1;g=meta.k8s.io"} {
+		rec := writeWithAccept(accept, sampleSAR())
+		if rec.Code != http.StatusNotAcceptable || rec.Header().Get("Content-Type") != runtime.ContentTypeJSON ||
+			!strings.Contains(rec.Body.String(), "NotAcceptable") {
+			t.Errorf("%q: %d %s", accept, rec.Code, rec.Body)
 		}
 	}
 }

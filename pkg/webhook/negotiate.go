@@ -2,20 +2,25 @@ package webhook
 
 import (
 	"mime"
+	"net/http"
 	"strconv"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// negotiate picks the media type of an answer from the request's Accept
+// Negotiate picks the media type of an answer from the request's Accept
 // header among supported, as kube-apiserver does: the highest q wins, the
-// first listed on a tie, and */* or application/* means JSON. Unlike kube
-// there is no 406: a header naming nothing supported gets JSON, which is
-// what every review client reads and what these endpoints answered before
-// they spoke anything else.
-func negotiate(accept string, supported []string) string {
-	best, bestQ := runtime.ContentTypeJSON, 0.0
+// first listed on a tie, */* or application/* means JSON, and no header
+// means JSON. A header naming nothing supported (a Table, a watch stream,
+// text/html) is not ok: kube answers it 406 (NotAcceptable).
+func Negotiate(accept string, supported []string) (string, bool) {
+	if strings.TrimSpace(accept) == "" {
+		return runtime.ContentTypeJSON, true
+	}
+	best, bestQ := "", 0.0
 	for _, clause := range strings.Split(accept, ",") {
 		mt, q, ok := parseAcceptClause(clause)
 		if !ok || q <= bestQ {
@@ -25,7 +30,14 @@ func negotiate(accept string, supported []string) string {
 			best, bestQ = mt, q
 		}
 	}
-	return best
+	return best, best != ""
+}
+
+// NotAcceptable is kube's 406 for an Accept header naming nothing
+// supported.
+func NotAcceptable(supported []string) error {
+	return apierrors.NewGenericServerResponse(http.StatusNotAcceptable, "", schema.GroupResource{}, "",
+		"only the following media types are accepted: "+strings.Join(supported, ", "), 0, false)
 }
 
 // parseAcceptClause reads one media range of an Accept header and its q.

@@ -17,8 +17,8 @@ func TestNegotiate(t *testing.T) {
 		{"", js},
 		{"*/*", js},
 		{"application/*", js},
-		{"text/html", js},
-		{"garbage;;", js},
+		{"text/html", ""},
+		{"garbage;;", ""},
 		{proto, proto},
 		// client-go's typed clients, old and new.
 		{"application/vnd.kubernetes.protobuf, */*", proto},
@@ -26,15 +26,16 @@ func TestNegotiate(t *testing.T) {
 		{"application/json, application/vnd.kubernetes.protobuf", js},
 		{"application/json;q=0.5, application/vnd.kubernetes.protobuf", proto},
 		{"application/vnd.kubernetes.protobuf;q=0.2, application/json;q=0.9", js},
-		{"application/vnd.kubernetes.protobuf;q=0", js},
+		{"application/vnd.kubernetes.protobuf;q=0", ""}, // q=0: not acceptable
 		{"application/vnd.kubernetes.protobuf;q=high, application/yaml", yaml},
 		{"APPLICATION/YAML", yaml},
 		// A Table is a conversion these endpoints do not make.
 		{"application/json;as=Table;g=meta.k8s.io;v=v1, application/vnd.kubernetes.protobuf;q=0.1", proto},
-		{"application/vnd.kubernetes.protobuf;stream=watch", js},
+		{"application/vnd.kubernetes.protobuf;stream=watch", ""},
+		{"application/json;as=Table;g=meta.k8s.io;v=v1", ""},
 	}
 	for _, c := range cases {
-		if got := negotiate(c.accept, supported); got != c.want {
+		if got, ok := Negotiate(c.accept, supported); got != c.want || ok != (c.want != "") {
 			t.Errorf("negotiate(%q) = %q, want %q", c.accept, got, c.want)
 		}
 	}

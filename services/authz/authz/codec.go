@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 // maxSelfReviewBytes bounds a self review's body, as kube-apiserver bounds
@@ -68,7 +69,11 @@ func decodeObject(w http.ResponseWriter, r *http.Request, gvk schema.GroupVersio
 // writeObject answers obj with code, as the version gv, in the first
 // media type of r's Accept header that it speaks (JSON when none is).
 func writeObject(w http.ResponseWriter, r *http.Request, code int, gv schema.GroupVersion, obj runtime.Object) {
-	media := negotiate(r.Header.Get("Accept"))
+	media, ok := webhook.Negotiate(r.Header.Get("Accept"), []string{mediaJSON, mediaProtobuf})
+	if !ok {
+		apierror.Write(w, webhook.NotAcceptable([]string{mediaJSON, mediaProtobuf}))
+		return
+	}
 	info, _ := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), media)
 	var buf strings.Builder
 	if err := scheme.Codecs.EncoderForVersion(info.Serializer, gv).Encode(obj, &buf); err != nil {
@@ -78,22 +83,6 @@ func writeObject(w http.ResponseWriter, r *http.Request, code int, gv schema.Gro
 	w.Header().Set("Content-Type", media)
 	w.WriteHeader(code)
 	_, _ = io.WriteString(w, buf.String())
-}
-
-// negotiate picks the answer's media type from an Accept header. Kube
-// answers 406 to an Accept it cannot meet; JSON instead keeps a client
-// that asks for something odd working, and every client reads it.
-func negotiate(accept string) string {
-	for _, part := range strings.Split(accept, ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		if mt == mediaProtobuf || mt == mediaJSON {
-			return mt
-		}
-	}
-	return mediaJSON
 }
 
 // unsupportedMediaType is kube's 415 for a body it cannot read.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -145,6 +146,15 @@ func TestSelfSubjectAccessReview(t *testing.T) {
 	}
 	if code := postObject(t, http.DefaultClient, url+SelfSubjectAccessReviewPath, mediaJSON, []byte(bare), &got); code != http.StatusUnauthorized {
 		t.Errorf("without the aggregator's assertion = %d, want 401", code)
+	}
+	// A review has no Table: kube answers 406.
+	req, _ := http.NewRequest(http.MethodPost, url+SelfSubjectAccessReviewPath, strings.NewReader(bare))
+	req.Header.Set("Content-Type", mediaJSON)
+	req.Header.Set("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	if resp, err := alice.Do(req); err != nil || resp.StatusCode != http.StatusNotAcceptable {
+		t.Errorf("a Table of a review: %v %v, want 406", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 }
 
