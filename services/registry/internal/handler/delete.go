@@ -115,6 +115,9 @@ func (q *request) delete() error {
 		}
 		return q.send(code, obj, out)
 	}
+	if q.res.ReturnDeletedObject {
+		return q.send(http.StatusOK, obj, out)
+	}
 	return q.success(obj.Decode())
 }
 

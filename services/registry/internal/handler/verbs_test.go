@@ -22,3 +22,17 @@ func TestOnlyKubesVerbsAreServed(t *testing.T) {
 	}
 	e.untouched(before, "a token request at the registry")
 }
+
+// A delete answers as kube's storage of the kind does: the deleted object
+// for pods, services, PVCs and the like, a Status for the rest.
+func TestDeleteAnswersAsKubesStorage(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", "/api/v1/namespaces/ns/services", `{"metadata":{"name":"s"},"spec":{"ports":[{"port":80}]}}`, http.StatusCreated)
+	if got := e.mustDo("DELETE", "/api/v1/namespaces/ns/services/s", "", http.StatusOK); got["kind"] != "Service" {
+		t.Errorf("deleting a Service answered %v, want the Service", got["kind"])
+	}
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"c"}}`, http.StatusCreated)
+	if got := e.mustDo("DELETE", cmPath+"/c", "", http.StatusOK); got["kind"] != "Status" {
+		t.Errorf("deleting a ConfigMap answered %v, want a Status", got["kind"])
+	}
+}

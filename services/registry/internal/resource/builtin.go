@@ -46,6 +46,7 @@ func Builtins() []*Info {
 func kube(info *Info, object kubetype.Strategy, subresources map[string]rest.RESTUpdateStrategy) *Info {
 	info.Strategy = kubetype.New(info.GroupVersionKind(), object, subresources).WithAttrs(kubeAttrs[info.GroupVersionKind().GroupKind()])
 	info.Convert = kubetype.Convert
+	info.ReturnDeletedObject = returnsDeleted[schema.GroupResource{Group: info.Group, Resource: info.Resource}]
 	return info
 }
 
@@ -72,6 +73,19 @@ var kubeAttrs = map[schema.GroupKind]kubetype.Attrs{
 	{Group: "resource.k8s.io", Kind: "ResourceClaim"}:                 resourceclaim.GetAttrs,
 	{Group: "resource.k8s.io", Kind: "ResourceClaimTemplate"}:         resourceclaimtemplate.GetAttrs,
 	{Group: "resource.k8s.io", Kind: "ResourceSlice"}:                 resourceslice.GetAttrs,
+}
+
+// returnsDeleted are the resources whose deletes kube answers with the
+// deleted object (its storage's ReturnDeletedObject) instead of a Status.
+var returnsDeleted = map[schema.GroupResource]bool{
+	{Resource: "namespaces"}: true, {Resource: "pods"}: true, {Resource: "services"}: true,
+	{Resource: "serviceaccounts"}: true, {Resource: "resourcequotas"}: true, {Resource: "podtemplates"}: true,
+	{Resource: "persistentvolumes"}: true, {Resource: "persistentvolumeclaims"}: true,
+	{Group: "storage.k8s.io", Resource: "csidrivers"}: true, {Group: "storage.k8s.io", Resource: "csinodes"}: true,
+	{Group: "storage.k8s.io", Resource: "storageclasses"}: true, {Group: "storage.k8s.io", Resource: "volumeattachments"}: true,
+	{Group: "storage.k8s.io", Resource: "volumeattributesclasses"}: true,
+	{Group: "resource.k8s.io", Resource: "deviceclasses"}:          true, {Group: "resource.k8s.io", Resource: "resourceclaims"}: true,
+	{Group: "resource.k8s.io", Resource: "resourceclaimtemplates"}: true, {Group: "resource.k8s.io", Resource: "resourceslices"}: true,
 }
 
 // status is the subresource map of a kind whose only subresource strategy

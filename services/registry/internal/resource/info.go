@@ -66,6 +66,9 @@ type Info struct {
 	// Actions are subresources that take an object of another kind and are
 	// served by code of their own (pods/binding, pods/eviction).
 	Actions []Action
+	// ReturnDeletedObject answers a delete that removed the object with the
+	// object, as kube's storage of the kind does, rather than a Status.
+	ReturnDeletedObject bool
 	// OrphanWarning, when set, is the warning a delete that orphans the
 	// dependents by default sends (kube's, for Jobs).
 	OrphanWarning string
