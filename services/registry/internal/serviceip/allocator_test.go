@@ -387,3 +387,21 @@ func TestRepair(t *testing.T) {
 }
 
 func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+// An address released a moment ago is free at once, even while the cache
+// the scan reads first still holds it: a full range's last address goes
+// round from one Service to the next, as it does on kube.
+func TestReleasedAddressOfFullRangeIsReused(t *testing.T) {
+	f := newFixture(t, "10.0.0.0/29", "30000-30010")
+	var last *unstructured.Unstructured
+	for i := range 5 {
+		last = f.allocate(svc(t, "ns", fmt.Sprintf("s%d", i), `{"ports":[{"port":80}]}`), nil)
+	}
+	for i := range 20 {
+		f.a.Release(f.ctx, last)
+		last = f.allocate(svc(t, "ns", fmt.Sprintf("next%d", i), `{"ports":[{"port":80}]}`), nil)
+	}
+	if len(f.held()) != 5 {
+		t.Errorf("held: %v", f.held())
+	}
+}

@@ -81,40 +81,53 @@ func (a *Allocator) allocateIP(ctx context.Context, o owner, ip netip.Addr) erro
 // allocateNextIP takes a free address of family for the Service o: from
 // each range in turn, at a random place of its upper band first, skipping
 // the addresses the cache knows to be taken; one taken meanwhile by another
-// request or replica (its IPAddress exists already) is skipped too.
+// request or replica (its IPAddress exists already) is skipped too. The
+// cache may still hold an address released a moment ago, or lack a
+// ServiceCIDR just made, so when the ranges it knows are full they are
+// read and scanned again from etcd before the answer is "full".
 func (a *Allocator) allocateNextIP(ctx context.Context, o owner, family api.IPFamily) (netip.Addr, error) {
-	for _, r := range a.ranges(ctx, family) {
-		var got netip.Addr
-		done, err := scan(r.size, r.offset, func(i uint64) (bool, error) {
-			ip := r.at(i)
-			if a.reserved(ip, o) {
-				return false, nil
+	for _, rv := range []string{"0", ""} {
+		for _, r := range a.ranges(ctx, family, rv) {
+			got, err := a.scanForIP(ctx, r, o, rv)
+			if err != nil || got.IsValid() {
+				return got, err
 			}
-			if _, err := a.stores.IPAddresses.Get(ctx, "", ip.String(), storage.ReadOptions{ResourceVersion: "0"}); err == nil {
-				return false, nil
-			}
-			_, err := a.stores.IPAddresses.Create(ctx, a.ipAddress(ip, o), false)
-			switch {
-			case apierrors.IsAlreadyExists(err):
-				return false, nil
-			case err != nil:
-				return false, err
-			}
-			got = ip
-			return true, nil
-		})
-		if err != nil || done {
-			return got, err
 		}
 	}
 	return netip.Addr{}, errIPFull
+}
+
+// scanForIP takes the first free address of r that it finds for o, reading
+// at resourceVersion rv ("0" from the cache, "" from etcd) to skip the
+// taken ones; it returns the zero address when it finds none.
+func (a *Allocator) scanForIP(ctx context.Context, r *ipRange, o owner, rv string) (netip.Addr, error) {
+	var got netip.Addr
+	_, err := scan(r.size, r.offset, func(i uint64) (bool, error) {
+		ip := r.at(i)
+		if a.reserved(ip, o) {
+			return false, nil
+		}
+		if _, err := a.stores.IPAddresses.Get(ctx, "", ip.String(), storage.ReadOptions{ResourceVersion: rv}); err == nil {
+			return false, nil
+		}
+		_, err := a.stores.IPAddresses.Create(ctx, a.ipAddress(ip, o), false)
+		switch {
+		case apierrors.IsAlreadyExists(err):
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+		got = ip
+		return true, nil
+	})
+	return got, err
 }
 
 // dryRunIP is what kube answers a dry run with for an address it would
 // allocate: the network address of the first range of family, taking
 // nothing.
 func (a *Allocator) dryRunIP(ctx context.Context, family api.IPFamily) (netip.Addr, error) {
-	rs := a.ranges(ctx, family)
+	rs := a.ranges(ctx, family, "0")
 	if len(rs) == 0 {
 		return netip.Addr{}, errIPFull
 	}
@@ -124,7 +137,7 @@ func (a *Allocator) dryRunIP(ctx context.Context, family api.IPFamily) (netip.Ad
 // dryRunCheckIP is kube's check of a requested address in a dry run: in
 // range, whether taken or not.
 func (a *Allocator) dryRunCheckIP(ctx context.Context, ip netip.Addr) error {
-	rs := a.ranges(ctx, familyOf(ip))
+	rs := a.ranges(ctx, familyOf(ip), "0")
 	if len(rs) == 0 {
 		return errMismatchedNetwork
 	}

@@ -31,8 +31,9 @@ const serviceCIDRManager = "kubernetes-service-cidr-controller"
 // other ServiceCIDR that is ready and not being deleted, as kube's
 // MetaAllocator keeps one allocator per ready ServiceCIDR. The configured
 // ranges count even before their object is written, so a Service created
-// while the registry starts gets an address.
-func (a *Allocator) ranges(ctx context.Context, family api.IPFamily) []*ipRange {
+// while the registry starts gets an address. rv is the resourceVersion
+// the ServiceCIDRs are read at: "0" from the cache, "" from etcd.
+func (a *Allocator) ranges(ctx context.Context, family api.IPFamily, rv string) []*ipRange {
 	var out []*ipRange
 	seen := map[netip.Prefix]bool{}
 	add := func(r *ipRange) {
@@ -44,7 +45,7 @@ func (a *Allocator) ranges(ctx context.Context, family api.IPFamily) []*ipRange 
 	for _, r := range a.configured {
 		add(r)
 	}
-	res, err := a.stores.ServiceCIDRs.List(ctx, "", storage.ListOptions{ReadOptions: storage.ReadOptions{ResourceVersion: "0"}})
+	res, err := a.stores.ServiceCIDRs.List(ctx, "", storage.ListOptions{ReadOptions: storage.ReadOptions{ResourceVersion: rv}})
 	if err != nil {
 		slog.Warn("serviceip: cannot list ServiceCIDRs, using the configured ranges only", "err", err)
 		return out
@@ -82,9 +83,10 @@ func ready(c *networkingv1.ServiceCIDR) bool {
 }
 
 // rangeOf is a range holding ip, as kube looks for an allocator of a
-// requested address.
+// requested address; read from etcd, so that a ServiceCIDR made or deleted
+// a moment ago counts (requested addresses are rare, so this costs little).
 func (a *Allocator) rangeOf(ctx context.Context, ip netip.Addr) (*ipRange, bool) {
-	for _, r := range a.ranges(ctx, familyOf(ip)) {
+	for _, r := range a.ranges(ctx, familyOf(ip), "") {
 		if r.contains(ip) {
 			return r, true
 		}
