@@ -8,12 +8,12 @@ import (
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metainternalversionscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
 
@@ -37,8 +37,8 @@ func (q *request) deleteOptions() (*metav1.DeleteOptions, error) {
 		return nil, err
 	}
 	if len(body) > 0 {
-		if _, _, err := resource.Codecs.UniversalDeserializer().Decode(body, nil, opts); err != nil {
-			return nil, apierrors.NewBadRequest("the body is not valid DeleteOptions: " + err.Error())
+		if err := decodeDeleteOptions(contentType(q.r), body, opts); err != nil {
+			return nil, err
 		}
 	}
 	v := q.r.URL.Query()
@@ -68,6 +68,26 @@ func (q *request) deleteOptions() (*metav1.DeleteOptions, error) {
 	}
 	q.defaultPropagation(opts)
 	return opts, nil
+}
+
+// decodeDeleteOptions reads a DeleteOptions body as kube does: through
+// the meta internal scheme, which takes DeleteOptions under any group
+// version (clients send it in the resource's own group version, a custom
+// resource's included, or as meta.k8s.io/v1) and under none.
+func decodeDeleteOptions(media string, body []byte, opts *metav1.DeleteOptions) error {
+	info, ok := runtime.SerializerInfoForMediaType(metainternalversionscheme.Codecs.SupportedMediaTypes(), media)
+	if !ok {
+		return unsupportedMedia(media)
+	}
+	def := metav1.SchemeGroupVersion.WithKind("DeleteOptions")
+	obj, _, err := metainternalversionscheme.Codecs.DecoderToVersion(info.Serializer, def.GroupVersion()).Decode(body, &def, opts)
+	if err != nil {
+		return apierrors.NewBadRequest("the body is not valid DeleteOptions: " + err.Error())
+	}
+	if obj != opts {
+		return apierrors.NewBadRequest("decoded object cannot be converted to DeleteOptions")
+	}
+	return nil
 }
 
 // defaultPropagation orphans the dependents of a kind whose strategy

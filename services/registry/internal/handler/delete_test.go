@@ -195,3 +195,26 @@ func TestDeleteRacingNewFinalizer(t *testing.T) {
 		}
 	}
 }
+
+// DeleteOptions are read in any group version, as kube reads them:
+// controller-runtime sends them in the resource's own group version (a
+// custom resource's included) or as meta.k8s.io/v1. A body that is not
+// DeleteOptions is a 400 and deletes nothing.
+func TestDeleteOptionsInAnyGroupVersion(t *testing.T) {
+	e := newEnv(t)
+	for i, gv := range []string{"stable.example.com/v1", "meta.k8s.io/v1", "apps/v1", "v1", ""} {
+		name := fmt.Sprintf("gv%d", i)
+		e.mustDo("POST", cmPath, `{"metadata":{"name":"`+name+`","finalizers":["example.com/hold"]}}`, http.StatusCreated)
+		marked := e.mustDo("DELETE", cmPath+"/"+name, `{"kind":"DeleteOptions","apiVersion":"`+gv+`","propagationPolicy":"Orphan"}`, http.StatusOK)
+		if f := finalizers(marked); !slices.Contains(f, "orphan") {
+			t.Errorf("DeleteOptions in %q: finalizers %v", gv, f)
+		}
+	}
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"kept"}}`, http.StatusCreated)
+	before := e.etcdState()
+	for _, body := range []string{`{"kind":"Pod","apiVersion":"v1"}`, `{"kind":"DeleteOptions","gracePeriodSeconds":"soon"}`, `not json`} {
+		e.mustDo("DELETE", cmPath+"/kept", body, http.StatusBadRequest)
+	}
+	e.mustDo("DELETE", cmPath+"/kept", `{}`, http.StatusUnsupportedMediaType, "Content-Type", "text/plain")
+	e.untouched(before, "a DELETE whose body is not DeleteOptions")
+}
