@@ -2,6 +2,7 @@ package handler
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	restwatch "k8s.io/client-go/rest/watch"
+	"sigs.k8s.io/yaml"
 )
 
 const (
@@ -239,5 +241,41 @@ func TestV1beta1Table(t *testing.T) {
 	}
 	if resp, _ := e.do("GET", cmPath, "", "Accept", "application/json;as=PartialObjectMetadataList;v=v1beta2;g=meta.k8s.io"); resp.StatusCode != http.StatusNotAcceptable {
 		t.Errorf("an unknown meta.k8s.io version: %d, want 406", resp.StatusCode)
+	}
+}
+
+// The items of a built-in list name no apiVersion or kind, in JSON and in
+// YAML, as kube encodes them; the list says what they are.
+func TestBuiltinListItemsNameNoType(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"one"},"data":{"k":"v"}}`, http.StatusCreated)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"two"}}`, http.StatusCreated)
+	resp, data := e.do("GET", cmPath, "")
+	var list map[string]any
+	if err := json.Unmarshal(data, &list); err != nil || resp.ContentLength != int64(len(data)) {
+		t.Fatalf("list (Content-Length %d of %d bytes): %v %s", resp.ContentLength, len(data), err, data)
+	}
+	_, yamlData := e.do("GET", cmPath, "", "Accept", "application/yaml")
+	var yamlList map[string]any
+	if err := yaml.Unmarshal(yamlData, &yamlList); err != nil {
+		t.Fatalf("YAML list: %v %s", err, yamlData)
+	}
+	for _, l := range []map[string]any{list, yamlList} {
+		items, _ := l["items"].([]any)
+		if str(l, "kind") != "ConfigMapList" || len(items) != 2 {
+			t.Fatalf("list %v", l)
+		}
+		for _, it := range items {
+			item := it.(map[string]any)
+			if item["apiVersion"] != nil || item["kind"] != nil || str(item, "metadata.name") == "" {
+				t.Errorf("item %v", item)
+			}
+		}
+		if str(items[0].(map[string]any), "data.k") != "v" {
+			t.Errorf("first item's data: %v", items[0])
+		}
+	}
+	if got := e.mustDo("GET", cmPath+"/one", "", http.StatusOK); str(got, "kind") != "ConfigMap" || str(got, "apiVersion") != "v1" {
+		t.Errorf("a single object names its type: %v", got)
 	}
 }

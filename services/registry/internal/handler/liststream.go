@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -28,11 +29,52 @@ func streamListJSON(w http.ResponseWriter, info *resource.Info, res *storage.Lis
 	if err != nil {
 		return err
 	}
+	items := listItems(info, res)
 	size := len(head) + max(len(res.Items)-1, 0)
-	for _, item := range res.Items {
-		size += len(item.JSON)
+	for i := range res.Items {
+		size += items.size(i)
 	}
-	return streamJSONArray(w, head, len(res.Items), func(i int) ([]byte, error) { return res.Items[i].JSON, nil }, size)
+	return streamJSONArray(w, head, len(res.Items), items.write, size)
+}
+
+// listItems are the items of a list as a list sends them: a built-in
+// kind's without apiVersion and kind, as kube encodes them from Go values
+// whose type is the list's; a custom resource's whole.
+func listItems(info *resource.Info, res *storage.ListResult) itemWriter {
+	return itemWriter{items: res.Items, noType: resource.Scheme.Recognizes(info.GroupVersionKind())}
+}
+
+// itemWriter writes the items of one list, each from its stored bytes.
+type itemWriter struct {
+	items  []*storage.Object
+	noType bool
+}
+
+func (iw itemWriter) size(i int) int {
+	if iw.noType {
+		return 1 + len(iw.items[i].FieldsWithoutType())
+	}
+	return len(iw.items[i].JSON)
+}
+
+func (iw itemWriter) write(w io.Writer, i int) error {
+	if !iw.noType {
+		_, err := w.Write(iw.items[i].JSON)
+		return err
+	}
+	if _, err := w.Write([]byte{'{'}); err != nil {
+		return err
+	}
+	_, err := w.Write(iw.items[i].FieldsWithoutType())
+	return err
+}
+
+// json is item i whole, for a caller that converts it.
+func (iw itemWriter) json(i int) []byte {
+	if !iw.noType {
+		return iw.items[i].JSON
+	}
+	return append([]byte{'{'}, iw.items[i].FieldsWithoutType()...)
 }
 
 // listEnvelope is a list with no items, in JSON.
@@ -60,9 +102,7 @@ func streamTable(w http.ResponseWriter, info *resource.Info, res *storage.ListRe
 		return err
 	}
 	tab := info.Table()
-	return streamJSONArray(w, head, len(res.Items), func(i int) ([]byte, error) {
-		return json.Marshal(tableRow(tab, res.Items[i], opts))
-	}, -1)
+	return streamJSONArray(w, head, len(res.Items), marshalled(func(i int) any { return tableRow(tab, res.Items[i], opts) }), -1)
 }
 
 // streamPartialList writes a list's metadata-only view as JSON, one item
@@ -75,16 +115,26 @@ func streamPartialList(w http.ResponseWriter, res *storage.ListResult, meta meta
 	if err != nil {
 		return err
 	}
-	return streamJSONArray(w, head, len(res.Items), func(i int) ([]byte, error) {
-		return json.Marshal(partialMetadata(res.Items[i]))
-	}, -1)
+	return streamJSONArray(w, head, len(res.Items), marshalled(func(i int) any { return partialMetadata(res.Items[i]) }), -1)
+}
+
+// marshalled writes item i as encoding/json encodes value(i).
+func marshalled(value func(i int) any) func(io.Writer, int) error {
+	return func(w io.Writer, i int) error {
+		data, err := json.Marshal(value(i))
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
 }
 
 // streamJSONArray writes envelope, a JSON object whose last field is an
-// empty array, with n items in that array, each encoded only as it is
-// written. size is the whole length when the caller knows it, else -1 (the
-// response is then chunked).
-func streamJSONArray(w http.ResponseWriter, envelope []byte, n int, item func(int) ([]byte, error), size int) error {
+// empty array, with n items in that array, each written by item only as
+// its turn comes. size is the whole length when the caller knows it, else
+// -1 (the response is then chunked).
+func streamJSONArray(w http.ResponseWriter, envelope []byte, n int, item func(io.Writer, int) error, size int) error {
 	if !bytes.HasSuffix(envelope, []byte("[]}")) {
 		return fmt.Errorf("list envelope %.40q… does not end with an empty array", envelope)
 	}
@@ -97,16 +147,12 @@ func streamJSONArray(w http.ResponseWriter, envelope []byte, n int, item func(in
 		return err
 	}
 	for i := range n {
-		data, err := item(i)
-		if err != nil {
-			return err
-		}
 		if i > 0 {
 			if _, err := w.Write([]byte{','}); err != nil {
 				return err
 			}
 		}
-		if _, err := w.Write(data); err != nil {
+		if err := item(w, i); err != nil {
 			return err
 		}
 	}

@@ -44,8 +44,9 @@ func streamListYAML(w http.ResponseWriter, info *resource.Info, res *storage.Lis
 		return err
 	}
 	var entry bytes.Buffer
-	for _, item := range res.Items {
-		y, err := yaml.JSONToYAML(item.JSON)
+	items := listItems(info, res)
+	for i := range res.Items {
+		y, err := yaml.JSONToYAML(items.json(i))
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -137,20 +138,38 @@ func (e *watchEncoder) event(ev storage.Event) error {
 	}
 	raw := ev.Object.JSON
 	if e.out.as == "Table" {
-		raw, _ = json.Marshal(table(e.res, []*storage.Object{ev.Object}, ev.Object.ResourceVersion(), "", e.table))
+		raw = e.tableOf(ev.Object)
 	} else if e.out.as != "" {
 		raw, _ = json.Marshal(partialMetadata(ev.Object))
 	}
 	return e.write(ev.Type, raw, ev.Object)
 }
 
-// bookmark sends a BOOKMARK carrying only a resourceVersion.
+// tableOf is one event's object as a Table. As kube sends them, only the
+// first Table of a watch carries the column definitions.
+func (e *watchEncoder) tableOf(obj *storage.Object) []byte {
+	raw, _ := json.Marshal(table(e.res, []*storage.Object{obj}, obj.ResourceVersion(), "", e.table))
+	e.table.noHeaders = true
+	return raw
+}
+
+// bookmark sends a BOOKMARK carrying only a resourceVersion: the kind with
+// nothing but that (and the end-of-initial-events annotation), or, in a
+// Table watch, that object as a Table row, as kube converts it.
 func (e *watchEncoder) bookmark(rev int64, initialEnd bool) error {
 	meta := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
 	if initialEnd {
-		meta["annotations"] = map[string]string{initialEventsEnd: "true"}
+		meta["annotations"] = map[string]any{initialEventsEnd: "true"}
 	}
-	raw, _ := json.Marshal(map[string]any{"kind": e.res.Kind, "apiVersion": e.res.APIVersion(), "metadata": meta})
+	obj := &unstructured.Unstructured{Object: map[string]any{"kind": e.res.Kind, "apiVersion": e.res.APIVersion(), "metadata": meta}}
+	if e.out.as == "Table" {
+		stored, err := storage.NewObject(obj, rev)
+		if err != nil {
+			return err
+		}
+		return e.write(watch.Bookmark, e.tableOf(stored), nil)
+	}
+	raw, _ := json.Marshal(obj.Object)
 	return e.write(watch.Bookmark, raw, nil)
 }
 

@@ -22,11 +22,14 @@ type watchStream struct {
 	scan *bufio.Scanner
 }
 
-func (e *env) watch(query string) *watchStream {
+func (e *env) watch(query string, header ...string) *watchStream {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	e.t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+cmPath+"?watch=true&"+query, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
@@ -131,4 +134,43 @@ func TestWatchPeriodicBookmarks(t *testing.T) {
 			t.Fatalf("unexpected %s", ev.Type)
 		}
 	}
+}
+
+// A watch of Tables sends the column definitions in its first event only,
+// and its bookmarks as Tables too, as kube sends them: kubectl get -w
+// prints the header once and takes every event for a Table.
+func TestTableWatchHeadersOnceAndBookmarkAsTable(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"a"}}`, http.StatusCreated)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"b"}}`, http.StatusCreated)
+	w := e.watch("sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan", "Accept", tableAccept)
+	for i, name := range []string{"a", "b"} {
+		ev := w.next()
+		cols, _ := at(ev.Object, "columnDefinitions").([]any)
+		if ev.Type != "ADDED" || str(ev.Object, "kind") != "Table" || str(rowOf(t, ev.Object), "metadata.name") != name {
+			t.Fatalf("event %d: %s %v", i, ev.Type, ev.Object)
+		}
+		if (i == 0) != (len(cols) > 0) {
+			t.Errorf("event %d has %d column definitions; kube sends them with the first only", i, len(cols))
+		}
+	}
+	bm := w.next()
+	if bm.Type != "BOOKMARK" || str(bm.Object, "kind") != "Table" || at(bm.Object, "columnDefinitions") != nil {
+		t.Fatalf("bookmark: %s %v", bm.Type, bm.Object)
+	}
+	row := rowOf(t, bm.Object)
+	if ann, _ := at(row, "metadata.annotations").(map[string]any); str(row, "kind") != "PartialObjectMetadata" || ann["k8s.io/initial-events-end"] != "true" || rvOf(t, row) == 0 {
+		t.Errorf("bookmark row object: %v", row)
+	}
+}
+
+// rowOf is the object of a one-row Table.
+func rowOf(t *testing.T, table map[string]any) map[string]any {
+	t.Helper()
+	rows, _ := table["rows"].([]any)
+	if len(rows) != 1 {
+		t.Fatalf("rows %v", table["rows"])
+	}
+	obj, _ := rows[0].(map[string]any)["object"].(map[string]any)
+	return obj
 }

@@ -31,6 +31,9 @@ type Object struct {
 
 	name, namespace string
 	labels          map[string]string
+	// fields is where JSON's fields after apiVersion and kind begin, or 0
+	// when they do not lead it (see encode).
+	fields int
 
 	// alt is the object in the one other encoding readers ask for
 	// (protobuf), computed once on first use and shared by every reader
@@ -76,32 +79,42 @@ func decode(value []byte, rev int64) (*Object, error) {
 	if err := utiljson.Unmarshal(value, &m); err != nil {
 		return nil, fmt.Errorf("corrupt object in storage: %w", err)
 	}
-	return newObject(&unstructured.Unstructured{Object: m}, rev)
+	return NewObject(&unstructured.Unstructured{Object: m}, rev)
 }
 
-// newObject stamps obj with rev and encodes it.
-func newObject(obj *unstructured.Unstructured, rev int64) (*Object, error) {
+// NewObject stamps obj with rev and encodes it.
+func NewObject(obj *unstructured.Unstructured, rev int64) (*Object, error) {
 	obj.SetResourceVersion(strconv.FormatInt(rev, 10))
-	data, err := json.Marshal(obj.Object)
+	data, fields, err := encode(obj.Object)
 	if err != nil {
 		return nil, err
 	}
-	return &Object{JSON: data, Rev: rev, name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels()}, nil
+	return &Object{JSON: data, Rev: rev, name: obj.GetName(), namespace: obj.GetNamespace(), labels: obj.GetLabels(), fields: fields}, nil
+}
+
+// FieldsWithoutType is the object's JSON less its opening brace, and less
+// apiVersion and kind where they lead it: a list writes '{' and these bytes
+// for an item that, as kube lists built-in kinds, names no type.
+func (o *Object) FieldsWithoutType() []byte {
+	if o.fields > 0 {
+		return o.JSON[o.fields:]
+	}
+	return o.JSON[1:]
 }
 
 // withRevision returns a copy of o stamped with another revision, as a
 // deletion event carries the last state with the revision of the delete.
 func (o *Object) withRevision(rev int64) (*Object, error) {
-	return newObject(o.Decode(), rev)
+	return NewObject(o.Decode(), rev)
 }
 
 // unchanged reports whether obj has the content o has, so that an update
-// to it can be skipped. Both encodings come from encoding/json over maps,
-// which orders keys, so equal content is equal bytes.
+// to it can be skipped. Both encodings come from encode, which orders
+// keys, so equal content is equal bytes.
 func (o *Object) unchanged(obj *unstructured.Unstructured) bool {
 	rv := obj.GetResourceVersion()
 	obj.SetResourceVersion(o.ResourceVersion())
-	data, err := json.Marshal(obj.Object)
+	data, _, err := encode(obj.Object)
 	obj.SetResourceVersion(rv)
 	return err == nil && bytes.Equal(data, o.JSON)
 }

@@ -73,7 +73,7 @@ func (s *Store) Create(ctx context.Context, obj *unstructured.Unstructured, dryR
 	if !resp.Succeeded {
 		return nil, apierrors.NewAlreadyExists(s.groupResource(), obj.GetName())
 	}
-	return newObject(obj, resp.Header.Revision)
+	return NewObject(obj, resp.Header.Revision)
 }
 
 // Update rewrites an object with the state try computes, retrying on a
@@ -137,7 +137,7 @@ func (s *Store) Update(ctx context.Context, namespace, name string, try UpdateFu
 			return nil, writeError(err, len(data))
 		}
 		if resp.Succeeded {
-			return newObject(next, resp.Header.Revision)
+			return NewObject(next, resp.Header.Revision)
 		}
 		if cur, err = s.fromElse(resp, name); err != nil {
 			return nil, err

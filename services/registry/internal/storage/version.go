@@ -48,7 +48,7 @@ func (v *versions) decode(value []byte, rev int64) (*Object, error) {
 			return nil, err
 		}
 	}
-	return newObject(&unstructured.Unstructured{Object: m}, rev)
+	return NewObject(&unstructured.Unstructured{Object: m}, rev)
 }
 
 // encode is what is written to etcd: the object at the stored version.
