@@ -115,6 +115,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if msg := s.Info().Deprecation; msg != "" {
+		// Kube warns of a deprecated API on every request for it, first.
+		w.Header().Add("Warning", warningHeader(msg))
+	}
 	req := &request{h: h, w: w, r: r, info: info, store: s, res: s.Info()}
 	err := req.serve()
 	if err != nil {

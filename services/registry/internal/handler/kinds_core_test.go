@@ -33,11 +33,13 @@ func init() {
 }
 
 // The warnings kube's endpoints strategy gives (an IP not in canonical
-// form) reach the client as Warning headers, on create and on update, as
-// kube-apiserver v1.37.2 sends them.
+// form) reach the client as Warning headers, on create and on update, after
+// the deprecation warning kube sends first with every request for v1
+// Endpoints, as kube-apiserver v1.37.2 sends them.
 func TestEndpointsStrategyWarningsReachTheClient(t *testing.T) {
 	e := newEnv(t)
 	const body = `{"metadata":{"name":"e"},"subsets":[{"addresses":[{"ip":"2001:DB8::1"}],"ports":[{"port":80}]}]}`
+	deprecated := "299 - " + strconv.Quote("v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice")
 	want := "299 - " + strconv.Quote(`subsets[0].addresses[0].ip: IPv6 address "2001:DB8::1" should be in RFC 5952 canonical format ("2001:db8::1")`)
 	for _, w := range []struct{ method, path string }{
 		{"POST", "/api/v1/namespaces/ns/endpoints"},
@@ -47,19 +49,29 @@ func TestEndpointsStrategyWarningsReachTheClient(t *testing.T) {
 		if resp.StatusCode/100 != 2 {
 			t.Fatalf("%s: %d %s", w.method, resp.StatusCode, out)
 		}
-		// Kube sends it once. A write the store retried on a conflict
-		// validates again, and the registry then repeats the warning
-		// (handler.validate appends every attempt's), so only the
-		// content is checked here.
+		// Kube sends the strategy's warning once. A write the store
+		// retried on a conflict validates again, and the registry then
+		// repeats the warning (handler.validate appends every attempt's),
+		// so only the content is checked here.
 		got := resp.Header.Values("Warning")
-		for _, g := range got {
+		if len(got) < 2 || got[0] != deprecated {
+			t.Fatalf("%s: Warning headers %q, want %q first, then %q", w.method, got, deprecated, want)
+		}
+		for _, g := range got[1:] {
 			if g != want {
 				t.Errorf("%s warning %q, want %q", w.method, g, want)
 			}
 		}
-		if len(got) == 0 {
-			t.Errorf("%s: no Warning header, want %q", w.method, want)
+	}
+	// Every verb on v1 Endpoints is warned of; a kind not deprecated is not.
+	for _, path := range []string{"/api/v1/namespaces/ns/endpoints", "/api/v1/namespaces/ns/endpoints/e", "/api/v1/endpoints?watch=true&timeoutSeconds=1", "/api/v1/namespaces/ns/endpoints/missing"} {
+		resp, _ := e.do("GET", path, "")
+		if got := resp.Header.Values("Warning"); len(got) != 1 || got[0] != deprecated {
+			t.Errorf("GET %s: Warning headers %q, want %q", path, got, deprecated)
 		}
+	}
+	if resp, _ := e.do("GET", cmPath, ""); len(resp.Header.Values("Warning")) != 0 {
+		t.Errorf("a ConfigMap list is warned of: %q", resp.Header.Values("Warning"))
 	}
 }
 

@@ -27,6 +27,10 @@ func (q *request) writeWarnings(extra []string) {
 	q.warnMu.Lock()
 	defer q.warnMu.Unlock()
 	for _, msg := range append(slices.Clone(extra), q.warnings...) {
-		q.w.Header().Add("Warning", "299 - "+strconv.Quote(msg))
+		q.w.Header().Add("Warning", warningHeader(msg))
 	}
 }
+
+// warningHeader is msg as the value of a Warning header, in the form kube
+// sends (RFC 7234 code 299, no agent).
+func warningHeader(msg string) string { return "299 - " + strconv.Quote(msg) }

@@ -47,6 +47,7 @@ func kube(info *Info, object kubetype.Strategy, subresources map[string]rest.RES
 	info.Strategy = kubetype.New(info.GroupVersionKind(), object, subresources).WithAttrs(kubeAttrs[info.GroupVersionKind().GroupKind()])
 	info.Convert = kubetype.Convert
 	info.ReturnDeletedObject = returnsDeleted[schema.GroupResource{Group: info.Group, Resource: info.Resource}]
+	info.Deprecation = kubetype.Deprecation(info.GroupVersionKind())
 	return info
 }
 

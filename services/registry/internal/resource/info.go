@@ -56,6 +56,9 @@ type Info struct {
 	// definition is being deleted takes no creates; a system PriorityClass
 	// is not deleted).
 	Refuse func(verb, name string) error
+	// Deprecation, when set, is the warning kube sends with every request
+	// for a kind its served release deprecates (v1 Endpoints).
+	Deprecation string
 	// MarkDeleted, when set, makes every delete wait for finalizers: it is
 	// called on the object being marked for deletion to add what a delete
 	// sets (a CRD's cleanup finalizer and Terminating condition).
