@@ -28,8 +28,8 @@ func TestSelectPlugins(t *testing.T) {
 	}{
 		{"defaults", nil, nil, AllPlugins(), false},
 		{"enable a default", []string{ResourceQuota}, nil, AllPlugins(), false},
-		{"disable", nil, []string{ResourceQuota, ServiceAccount}, []string{NamespaceLifecycle, LimitRanger, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook}, false},
-		{"order ignores flags", []string{ServiceAccount, NamespaceLifecycle}, []string{LimitRanger}, []string{NamespaceLifecycle, ServiceAccount, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota}, false},
+		{"disable", nil, []string{ResourceQuota, ServiceAccount}, []string{NamespaceLifecycle, LimitRanger, DefaultTolerationSeconds, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook}, false},
+		{"order ignores flags", []string{ServiceAccount, NamespaceLifecycle}, []string{LimitRanger}, []string{NamespaceLifecycle, ServiceAccount, DefaultTolerationSeconds, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota}, false},
 		{"unknown enabled", []string{"AlwaysPullImages"}, nil, nil, true},
 		{"unknown disabled", nil, []string{"NamespaceExists"}, nil, true},
 		{"both", []string{LimitRanger}, []string{LimitRanger}, nil, true},

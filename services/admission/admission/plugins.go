@@ -12,6 +12,7 @@ import (
 	"github.com/kubesplit/kubesplit/services/admission/internal/policy"
 	"github.com/kubesplit/kubesplit/services/admission/internal/quota"
 	"github.com/kubesplit/kubesplit/services/admission/internal/serviceaccount"
+	"github.com/kubesplit/kubesplit/services/admission/internal/tolerations"
 	"github.com/kubesplit/kubesplit/services/admission/internal/webhooks"
 )
 
@@ -21,7 +22,10 @@ const (
 	LimitRanger        = "LimitRanger"
 	ServiceAccount     = "ServiceAccount"
 	RBACEscalation     = "RBACEscalation"
-	ResourceQuota      = "ResourceQuota"
+	// DefaultTolerationSeconds gives pods kube's five-minute tolerations
+	// of their node becoming not-ready or unreachable.
+	DefaultTolerationSeconds = tolerations.Name
+	ResourceQuota            = "ResourceQuota"
 	// ValidatingAdmissionPolicy evaluates ValidatingAdmissionPolicies
 	// through their bindings, with CEL.
 	ValidatingAdmissionPolicy = "ValidatingAdmissionPolicy"
@@ -52,6 +56,7 @@ var plugins = []registration{
 	{name: NamespaceLifecycle, new: lifecycle.New, rules: lifecycle.Rules},
 	{name: LimitRanger, phases: limitranger.NewPhases, rules: limitranger.Rules},
 	{name: ServiceAccount, phases: serviceaccount.NewPhases, rules: serviceaccount.Rules},
+	{name: DefaultTolerationSeconds, new: tolerations.New, rules: tolerations.Rules},
 	{name: RBACEscalation, new: escalation.New, rules: escalation.Rules},
 	{name: MutatingAdmissionWebhook, phases: webhooks.NewMutatingPhases, rules: webhooks.NoRules},
 	{name: ValidatingAdmissionPolicy, new: policy.New, rules: policy.NoRules},

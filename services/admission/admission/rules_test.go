@@ -91,7 +91,7 @@ func TestRulesBadRequests(t *testing.T) {
 // Only the enabled plugins' rules are published: with no plugin, none, so
 // that the registry asks about nothing.
 func TestRulesFollowPlugins(t *testing.T) {
-	s := start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: []string{ServiceAccount, LimitRanger}}})
+	s := start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: []string{ServiceAccount, LimitRanger, DefaultTolerationSeconds}}})
 	rules, ok := rulesOf(t, s.URL(), nil)
 	if !ok || len(rules.Mutating) != 0 || !pkgadmission.Matches(rules.Validating, podCreate(t, "ns")) {
 		t.Errorf("without the pod mutators: %+v, %v", rules, ok)

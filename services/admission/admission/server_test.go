@@ -91,7 +91,7 @@ func TestMutatingThenValidating(t *testing.T) {
 
 // Disabled plugins do not run.
 func TestDisablePlugins(t *testing.T) {
-	s := start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: []string{ServiceAccount, NamespaceLifecycle}}})
+	s := start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: []string{ServiceAccount, NamespaceLifecycle, DefaultTolerationSeconds}}})
 	if got := s.Local().Plugins(); strings.Join(got, ",") != "LimitRanger,RBACEscalation,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota" {
 		t.Fatalf("plugins %v", got)
 	}

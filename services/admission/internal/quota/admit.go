@@ -22,6 +22,33 @@ type request struct {
 	obj   runtime.Object
 	// delta is what the write adds to the namespace's usage.
 	delta corev1.ResourceList
+	// old is the object an update replaces, nil on create; full is what
+	// obj uses, all of it charged to a quota old was not in.
+	old  runtime.Object
+	full corev1.ResourceList
+}
+
+// requested is what the write adds to the usage q counts: the delta, or,
+// for an update that brings the object into q's scope (a pod given an
+// activeDeadlineSeconds, into a Terminating quota), all it uses, as kube
+// charges it.
+func (r *request) requested(q *corev1.ResourceQuota) (corev1.ResourceList, error) {
+	if r.old == nil {
+		return r.delta, nil
+	}
+	was, err := inScope(q, r.old)
+	if err != nil || was {
+		return r.delta, err
+	}
+	return r.full, nil
+}
+
+// mayMoveScope reports whether an update may bring its object into a
+// quota's scope although it adds nothing to the namespace's usage: only
+// pods have scopes.
+func (r *request) mayMoveScope() bool {
+	_, pod := r.old.(*corev1.Pod)
+	return pod
 }
 
 // Admit charges a write to the quotas of its namespace, or refuses it.
@@ -30,7 +57,7 @@ func (p *Plugin) Admit(ctx context.Context, a *admission.Attributes) (*admission
 		return admission.Allow(), nil
 	}
 	req, denial := p.newRequest(a)
-	if denial != nil || len(req.delta) == 0 {
+	if denial != nil || (len(req.delta) == 0 && !req.mayMoveScope()) {
 		return orAllow(denial), nil
 	}
 	// Most namespaces have no quota: answer them without taking the lock.
@@ -77,13 +104,15 @@ func (p *Plugin) newRequest(a *admission.Attributes) (*request, *admission.Resul
 		return nil, admission.Deny(http.StatusBadRequest, err.Error())
 	}
 	now := time.Now()
-	req := &request{attrs: a, gr: gr, obj: obj, delta: usage(gr, obj, now)}
+	full := usage(gr, obj, now)
+	req := &request{attrs: a, gr: gr, obj: obj, delta: full, full: full}
 	if a.Operation == admissionv1.Update {
 		old, err := decodeExt(gr, a.OldObject)
 		if err != nil {
 			return nil, admission.Deny(http.StatusBadRequest, err.Error())
 		}
-		req.delta = increase(req.delta, usage(gr, old, now))
+		req.old = old
+		req.delta = increase(full, usage(gr, old, now))
 	}
 	return req, nil
 }

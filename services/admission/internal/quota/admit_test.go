@@ -260,3 +260,45 @@ func TestConcurrentCreatesOnTwoReplicasNeverOverAdmit(t *testing.T) {
 		t.Fatalf("used %s, want 5", got.String())
 	}
 }
+
+// An update that brings a pod into a quota's scope (an activeDeadlineSeconds
+// makes it Terminating) is charged all it uses to that quota, as kube
+// charges it, though it adds nothing to the namespace's usage; an update
+// within the scope is charged only its growth.
+func TestUpdateIntoScopeChargesFullUsage(t *testing.T) {
+	q := quotaObj("terminating", rl("pods", "1", "requests.cpu", "1"), rl("pods", "0", "requests.cpu", "0"))
+	q.Spec.Scopes = []corev1.ResourceQuotaScope{corev1.ResourceQuotaScopeTerminating}
+	client := newClient(q)
+	a := setup(t, client, false)
+	update := func(oldP, newP *corev1.Pod) *admission.Attributes {
+		attrs := createAttrs(t, "pods", newP)
+		attrs.Operation = admissionv1.Update
+		attrs.OldObject = runtime.RawExtension{Object: oldP}
+		return attrs
+	}
+	p := pod("p", rl("cpu", "500m"))
+	p.ResourceVersion = "1"
+	deadline := int64(60)
+	terminating := p.DeepCopy()
+	terminating.Spec.ActiveDeadlineSeconds = &deadline
+	if r := mustAdmit(t, a, update(p, terminating)); !r.Allowed {
+		t.Fatalf("denied: %v", r.StatusError())
+	}
+	used := usedOf(t, client, "terminating")
+	if pods, cpu := used["pods"], used["requests.cpu"]; pods.Value() != 1 || cpu.MilliValue() != 500 {
+		t.Fatalf("used after the pod entered the scope: %v", used)
+	}
+	// Within the scope, an update that changes nothing is not charged again.
+	if r := mustAdmit(t, a, update(terminating, terminating)); !r.Allowed {
+		t.Fatalf("no-op update denied: %v", r.StatusError())
+	}
+	if got := usedOf(t, client, "terminating")["pods"]; got.Value() != 1 {
+		t.Fatalf("a no-op update was charged: pods %s", got.String())
+	}
+	// A second pod entering the scope is past pods=1.
+	p2, t2 := p.DeepCopy(), terminating.DeepCopy()
+	p2.Name, t2.Name = "p2", "p2"
+	if r := mustAdmit(t, a, update(p2, t2)); r.Allowed {
+		t.Fatal("a second pod entered the Terminating scope past pods=1")
+	}
+}

@@ -87,7 +87,11 @@ func (p *Plugin) evaluateOne(req *request, q *corev1.ResourceQuota) (*corev1.Res
 	if !statusKnown(q, limited) {
 		return nil, p.forbidden(req, fmt.Errorf("status unknown for quota: %s, resource: %s", q.Name, prettyPrintNames(limited)))
 	}
-	requested := mask(req.delta, limited)
+	all, err := req.requested(q)
+	if err != nil {
+		return nil, err
+	}
+	requested := mask(all, limited)
 	if len(requested) == 0 {
 		return nil, nil
 	}
