@@ -7,7 +7,7 @@ BIN      := bin
 RUN_DIR  := .run
 # Packages of every module in go.work (a plain ./... covers only one module).
 PKGS     := work
-TEST_TIMEOUT ?= 25m
+TEST_TIMEOUT ?= 35m
 
 .PHONY: all build kube-binaries run test test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
 
