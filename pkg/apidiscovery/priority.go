@@ -24,9 +24,12 @@ func BuiltinPriority(gv schema.GroupVersion) (Priority, bool) {
 
 // builtinPriorities is kube-apiserver v1.37's apiVersionPriorities
 // (cmd/kube-apiserver/app/aggregator.go over
-// pkg/controlplane/apiserver.DefaultGenericAPIServicePriorities): kube
-// keeps it as data, not derived from the groups, so it is data here too.
+// pkg/controlplane/apiserver.DefaultGenericAPIServicePriorities), and
+// apiregistration.k8s.io's, which kube's aggregator puts first
+// (APIRegistrationGroupPriority): kube keeps them as data, not derived
+// from the groups, so they are data here too.
 var builtinPriorities = map[schema.GroupVersion]Priority{
+	{Group: "apiregistration.k8s.io", Version: "v1"}:             {20001, 0},
 	{Group: "", Version: "v1"}:                                   {18000, 1},
 	{Group: "apps", Version: "v1"}:                               {17800, 15},
 	{Group: "events.k8s.io", Version: "v1"}:                      {17750, 15},
