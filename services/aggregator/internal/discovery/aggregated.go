@@ -25,10 +25,13 @@ import (
 // the legacy one: kubectl's discovery costs each upstream one fetch per
 // CacheFor, and clients revalidate with the ETag.
 type aggregatedCache struct {
-	mu      sync.Mutex // held during a refresh, so that concurrent requests share it
-	at      time.Time
-	doc     *apidiscovery.Document
-	answers int
+	mu  sync.Mutex // held during a refresh, so that concurrent requests share it
+	at  time.Time
+	doc *apidiscovery.Document
+	// complete means every upstream answered and no APIService is
+	// Stale; an incomplete merge is kept a fifth as long, so that a
+	// backend that starts answering shows soon.
+	complete bool
 }
 
 // aggregatedDocument is the merged aggregated /apis: every configured
@@ -43,24 +46,24 @@ func (h *Handler) aggregatedDocument(r *http.Request) (*apidiscovery.Document, e
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	keep := h.cacheFor
-	if c.answers < len(h.backends) {
+	if !c.complete {
 		keep /= 5
 	}
 	if c.doc != nil && h.now().Sub(c.at) < keep {
 		return c.doc, nil
 	}
-	doc, answers := h.mergeAggregated(r.Context())
+	doc, answers, stale := h.mergeAggregated(r.Context())
 	if answers == 0 {
 		return nil, apierror.Unavailable("no API service answered discovery", h.retryAfter)
 	}
-	c.doc, c.answers, c.at = doc, answers, h.now()
+	c.doc, c.complete, c.at = doc, answers == len(h.backends) && !stale, h.now()
 	return doc, nil
 }
 
 // mergeAggregated fetches and merges the documents, and says how many
-// configured upstreams answered. It runs without the request's
+// configured upstreams answered and whether some APIService is Stale. It runs without the request's
 // cancellation, since its result serves other requests too.
-func (h *Handler) mergeAggregated(ctx context.Context) (*apidiscovery.Document, int) {
+func (h *Handler) mergeAggregated(ctx context.Context) (*apidiscovery.Document, int, bool) {
 	ctx = h.fetchContext(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithTimeout(ctx, h.fetchTimeout)
 	defer cancel()
@@ -91,11 +94,14 @@ func (h *Handler) mergeAggregated(ctx context.Context) (*apidiscovery.Document, 
 	}
 	wg.Wait()
 
+	stale := slices.ContainsFunc(services, func(g apidiscoveryv2.APIGroupDiscovery) bool {
+		return g.Versions[0].Freshness == apidiscoveryv2.DiscoveryFreshnessStale
+	})
 	docs := [][]apidiscoveryv2.APIGroupDiscovery{services}
 	for _, name := range slices.Sorted(maps.Keys(upstreams)) {
 		docs = append(docs, upstreams[name])
 	}
-	return apidiscovery.NewDocument(apidiscovery.Merge(h.priority(agg), docs...)), len(upstreams)
+	return apidiscovery.NewDocument(apidiscovery.Merge(h.priority(agg), docs...)), len(upstreams), stale
 }
 
 // routedTo keeps of an upstream's groups the versions the table routes to
