@@ -319,6 +319,7 @@ func compareResource(key string, isSub bool, want, got resourceEntry) []string {
 	}
 	field("kind", gvk(want.APIResource), gvk(got.APIResource))
 	field("verbs", sortedStrings(want.Verbs), sortedStrings(got.Verbs))
+	field("storageVersionHash", quoted(want.StorageVersionHash), quoted(got.StorageVersionHash))
 	if isSub {
 		return diffs
 	}

@@ -3,9 +3,11 @@ package authn
 import (
 	"net/http"
 
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesplit/kubesplit/pkg/apidiscovery"
 	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
@@ -33,6 +35,21 @@ func groupListHandler(w http.ResponseWriter, _ *http.Request) {
 		Groups:   []metav1.APIGroup{apiGroup()},
 	})
 }
+
+// aggregatedDoc is authentication.k8s.io in aggregated discovery, which
+// the aggregator merges into its own /apis.
+var aggregatedDoc = func() *apidiscovery.Document {
+	v, err := apidiscovery.Version(groupVersion.Version, authenticationResources().APIResources)
+	if err != nil {
+		panic(err) // a fixed list, valid by construction
+	}
+	return apidiscovery.NewDocument([]apidiscoveryv2.APIGroupDiscovery{{
+		ObjectMeta: metav1.ObjectMeta{Name: authenticationv1.GroupName}, Versions: []apidiscoveryv2.APIVersionDiscovery{v},
+	}})
+}()
+
+// aggregatedGroups serves GET /apis in aggregated form.
+func aggregatedGroups(*http.Request) (*apidiscovery.Document, error) { return aggregatedDoc, nil }
 
 // groupHandler serves GET /apis/authentication.k8s.io.
 func groupHandler(w http.ResponseWriter, _ *http.Request) {

@@ -3,6 +3,7 @@ package authn
 import (
 	"net/http"
 
+	"github.com/kubesplit/kubesplit/pkg/apidiscovery"
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
@@ -33,7 +34,7 @@ func newRouter(h handlers) http.Handler {
 	api.HandleFunc(SelfSubjectReviewPath, selfSubjectReviewHandler)
 	api.Handle("GET "+revision.Path, h.revisions)
 	api.Handle("/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", h.tokenRequest)
-	api.HandleFunc("GET /apis", groupListHandler)
+	api.Handle("GET /apis", apidiscovery.Serve(http.HandlerFunc(groupListHandler), aggregatedGroups))
 	api.HandleFunc("GET /apis/authentication.k8s.io", groupHandler)
 	api.HandleFunc("GET /apis/authentication.k8s.io/v1", resourceListHandler)
 

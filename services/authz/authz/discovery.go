@@ -4,9 +4,11 @@ import (
 	"net/http"
 	"strings"
 
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesplit/kubesplit/pkg/apidiscovery"
 	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
@@ -61,9 +63,27 @@ func handleDiscovery(mux *http.ServeMux, wrap func(http.Handler) http.Handler) {
 		})))
 	}
 	group := authorizationGroup()
-	serve(groupListPath, &metav1.APIGroupList{
-		TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{group},
+	legacy := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		webhook.WriteJSON(w, http.StatusOK, &metav1.APIGroupList{
+			TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{group},
+		})
 	})
+	doc := aggregatedDocument()
+	mux.Handle("GET "+groupListPath, wrap(apidiscovery.Serve(legacy, func(*http.Request) (*apidiscovery.Document, error) {
+		return doc, nil
+	})))
 	serve(groupPath, &group)
 	serve(groupVersionPath, authorizationResources())
+}
+
+// aggregatedDocument is authorization.k8s.io in aggregated discovery,
+// which the aggregator merges into its own /apis.
+func aggregatedDocument() *apidiscovery.Document {
+	v, err := apidiscovery.Version(authorizationv1.SchemeGroupVersion.Version, authorizationResources().APIResources)
+	if err != nil {
+		panic(err) // a fixed list, valid by construction
+	}
+	return apidiscovery.NewDocument([]apidiscoveryv2.APIGroupDiscovery{{
+		ObjectMeta: metav1.ObjectMeta{Name: authorizationv1.GroupName}, Versions: []apidiscoveryv2.APIVersionDiscovery{v},
+	}})
 }

@@ -41,13 +41,14 @@ type aggregated struct {
 	backends map[string]Backend  // by upstream name
 	groups   []metav1.APIGroup   // discovery of the APIServices alone, in kube's order
 	byGroup  map[string]struct{} // the groups some APIService serves
+	svcs     []APIService        // as SetAPIServices received them
 }
 
 // SetAPIServices replaces the group versions served by backends of their
 // own: requests under /apis/<group>/<version> go to their backend, and
 // /apis and /apis/<group> list them with what the upstreams serve.
 func (h *Handler) SetAPIServices(svcs []APIService) error {
-	agg := &aggregated{backends: map[string]Backend{}, byGroup: map[string]struct{}{}}
+	agg := &aggregated{backends: map[string]Backend{}, byGroup: map[string]struct{}{}, svcs: slices.Clone(svcs)}
 	rules := make([]Rule, 0, len(svcs))
 	for _, s := range svcs {
 		if s.Group == "" || s.Version == "" || s.Backend == nil {
@@ -74,8 +75,11 @@ func (h *Handler) SetAPIServices(svcs []APIService) error {
 // under way finishes first, since it may predate the change.
 func (h *Handler) forgetGroups() {
 	h.cache.mu.Lock()
-	defer h.cache.mu.Unlock()
 	h.cache.at = time.Time{}
+	h.cache.mu.Unlock()
+	h.aggCache.mu.Lock()
+	h.aggCache.at = time.Time{}
+	h.aggCache.mu.Unlock()
 }
 
 // discoveryOrder lists svcs as kube's aggregator does: groups by their

@@ -9,7 +9,11 @@
 // else under /api and /apis to the registry. GET /apis, the one discovery
 // document that spans services, is assembled from every upstream's own
 // /apis, each taking the groups the table routes to it; an upstream that
-// does not answer drops out of the list instead of failing it. /api,
+// does not answer drops out of the list instead of failing it. A client
+// asking for aggregated discovery (apidiscovery.k8s.io/v2, as kubectl and
+// client-go do first) gets the upstreams' aggregated documents merged
+// the same way, with every APIService backend's group version, in kube's
+// priority order (aggregated.go). /api,
 // /apis/<group> and /apis/<group>/<version> belong to one upstream each and
 // are forwarded like any request.
 //

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubesplit/kubesplit/pkg/apidiscovery"
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 )
 
@@ -73,6 +74,7 @@ type Handler struct {
 	now                    func() time.Time
 	log                    *slog.Logger
 	cache                  groupCache
+	aggCache               aggregatedCache
 	aggregated             atomic.Pointer[aggregated] // see SetAPIServices
 }
 
@@ -113,7 +115,11 @@ func New(cfg Config) (*Handler, error) {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	trimDiscoverySlash(r)
 	if r.URL.Path == "/apis" {
-		h.serveGroupList(w, r)
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			apierror.Write(w, apierrors.NewMethodNotSupported(schema.GroupResource{}, r.Method))
+			return
+		}
+		apidiscovery.Serve(http.HandlerFunc(h.serveGroupList), h.aggregatedDocument).ServeHTTP(w, r)
 		return
 	}
 	if group, ok := h.aggregatedGroup(r.URL.Path); ok {
@@ -133,14 +139,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.ServeHTTP(w, r)
 }
 
-// serveGroupList answers /apis with every upstream's groups. Kube's
-// aggregated discovery (apidiscovery.k8s.io) is not served: the plain
-// APIGroupList tells client-go to fall back to per-group discovery.
+// serveGroupList answers /apis with every upstream's groups, in legacy
+// form (aggregatedDocument answers the aggregated one).
 func (h *Handler) serveGroupList(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		apierror.Write(w, apierrors.NewMethodNotSupported(schema.GroupResource{}, r.Method))
-		return
-	}
 	groups, answers := h.groupList(r.Context())
 	if answers == 0 {
 		apierror.Write(w, apierror.Unavailable("no API service answered discovery", h.retryAfter))

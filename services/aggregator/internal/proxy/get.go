@@ -29,7 +29,7 @@ func (p *Proxy) Get(ctx context.Context, path string) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", acceptFrom(ctx))
 	p.decorateOut(req, a)
 	if a.err != nil {
 		return nil, a.err

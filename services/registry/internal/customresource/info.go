@@ -2,6 +2,8 @@ package customresource
 
 import (
 	"fmt"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/endpoints/discovery"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -71,6 +73,10 @@ func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensi
 		},
 		Columns:       cols,
 		OpenAPISchema: schema.published,
+		Custom:        true,
+		// Discovery's storageVersionHash is of the version objects are
+		// stored at, whichever is served, as kube's CRD handler lists it.
+		StorageVersionHash: storageVersionHash(crd, names.Kind),
 	}
 	for _, f := range v.SelectableFields {
 		info.SelectableFields = append(info.SelectableFields, strings.TrimPrefix(f.JSONPath, "."))
@@ -85,4 +91,11 @@ func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensi
 		}
 	}
 	return info, nil
+}
+
+// storageVersionHash is kube's hash of the group, version and kind the
+// CRD's objects are stored as.
+func storageVersionHash(crd *apiextensionsv1.CustomResourceDefinition, kind string) string {
+	gv, _ := k8sschema.ParseGroupVersion(storageVersion(crd))
+	return discovery.StorageVersionHash(gv.Group, gv.Version, kind)
 }

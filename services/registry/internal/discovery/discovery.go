@@ -1,6 +1,9 @@
 // Package discovery serves the API discovery documents (/api, /api/v1,
 // /apis, /apis/<group>, /apis/<group>/<version>) from the registry's
-// resource table, so kubectl can map kinds and short names to URLs.
+// resource table, so kubectl can map kinds and short names to URLs, and
+// the aggregated documents (apidiscovery.k8s.io/v2) of /api and /apis
+// that client-go and kubectl ask for first. Every stored resource lists
+// kube's storageVersionHash.
 package discovery
 
 import (
@@ -13,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubesplit/kubesplit/pkg/apidiscovery"
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
@@ -26,8 +30,21 @@ type Handler struct {
 // New returns a discovery handler.
 func New(resources func() []*resource.Info) *Handler { return &Handler{resources: resources} }
 
-// ServeHTTP answers the discovery paths; anything else is 404.
+// ServeHTTP answers the discovery paths; anything else is 404. /api and
+// /apis answer the aggregated document to a client that asks for it.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch strings.Trim(r.URL.Path, "/") {
+	case "api":
+		apidiscovery.Serve(http.HandlerFunc(h.serveLegacy), h.aggregatedCore).ServeHTTP(w, r)
+	case "apis":
+		apidiscovery.Serve(http.HandlerFunc(h.serveLegacy), h.aggregatedGroups).ServeHTTP(w, r)
+	default:
+		h.serveLegacy(w, r)
+	}
+}
+
+// serveLegacy answers the legacy documents.
+func (h *Handler) serveLegacy(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	var body any
 	var ok bool
@@ -111,41 +128,61 @@ func (h *Handler) group(name string) (*metav1.APIGroup, bool) {
 func (h *Handler) resourceList(group, version string) (*metav1.APIResourceList, bool) {
 	list := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 		GroupVersion: schema.GroupVersion{Group: group, Version: version}.String()}
-	found := false
+	infos := h.versionResources(group, version)
+	for _, info := range infos {
+		list.APIResources = append(list.APIResources, apiResources(info)...)
+	}
+	// Sorted by name, subresources after their resource, as kube's
+	// installer registers its storage paths.
+	sort.SliceStable(list.APIResources, func(i, j int) bool { return list.APIResources[i].Name < list.APIResources[j].Name })
+	return list, len(infos) > 0
+}
+
+// versionResources are the resources of one group version.
+func (h *Handler) versionResources(group, version string) []*resource.Info {
+	var out []*resource.Info
 	for _, info := range h.resources() {
-		if info.Group != group || info.Version != version {
-			continue
-		}
-		found = true
-		list.APIResources = append(list.APIResources, metav1.APIResource{
-			Name: info.Resource, SingularName: info.Singular, Namespaced: info.Namespaced, Kind: info.Kind,
-			Verbs: info.Verbs(), ShortNames: info.ShortNames, Categories: info.Categories,
-		})
-		subs := info.Subresources
-		if info.StatusSubresource {
-			subs = append([]string{"status"}, subs...)
-		}
-		for _, sub := range subs {
-			verbs := metav1.Verbs{"get", "patch", "update"}
-			if sub == "finalize" {
-				verbs = metav1.Verbs{"update"}
-			}
-			list.APIResources = append(list.APIResources, metav1.APIResource{
-				Name: info.Resource + "/" + sub, Namespaced: info.Namespaced, Kind: info.Kind, Verbs: verbs,
-			})
-		}
-		for _, a := range info.Actions {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
-				Name: info.Resource + "/" + a.Name, Namespaced: info.Namespaced, Group: a.Group, Version: a.Version,
-				Kind: a.Kind, Verbs: a.Verbs,
-			})
-		}
-		if info.Scale != nil {
-			list.APIResources = append(list.APIResources, metav1.APIResource{
-				Name: info.Resource + "/scale", Namespaced: info.Namespaced, Group: "autoscaling", Version: "v1",
-				Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"},
-			})
+		if info.Group == group && info.Version == version {
+			out = append(out, info)
 		}
 	}
-	return list, found
+	return out
+}
+
+// apiResources are a resource's legacy discovery entries: itself, with
+// its storageVersionHash, and its subresources as "<resource>/<sub>".
+func apiResources(info *resource.Info) []metav1.APIResource {
+	list := []metav1.APIResource{{
+		Name: info.Resource, SingularName: info.Singular, Namespaced: info.Namespaced, Kind: info.Kind,
+		Verbs: info.Verbs(), ShortNames: info.ShortNames, Categories: info.Categories,
+	}}
+	if stored(info) {
+		list[0].StorageVersionHash = storageVersionHash(info)
+	}
+	subs := info.Subresources
+	if info.StatusSubresource {
+		subs = append([]string{"status"}, subs...)
+	}
+	for _, sub := range subs {
+		verbs := metav1.Verbs{"get", "patch", "update"}
+		if sub == "finalize" {
+			verbs = metav1.Verbs{"update"}
+		}
+		list = append(list, metav1.APIResource{
+			Name: info.Resource + "/" + sub, Namespaced: info.Namespaced, Kind: info.Kind, Verbs: verbs,
+		})
+	}
+	for _, a := range info.Actions {
+		list = append(list, metav1.APIResource{
+			Name: info.Resource + "/" + a.Name, Namespaced: info.Namespaced, Group: a.Group, Version: a.Version,
+			Kind: a.Kind, Verbs: a.Verbs,
+		})
+	}
+	if info.Scale != nil {
+		list = append(list, metav1.APIResource{
+			Name: info.Resource + "/scale", Namespaced: info.Namespaced, Group: "autoscaling", Version: "v1",
+			Kind: "Scale", Verbs: metav1.Verbs{"get", "patch", "update"},
+		})
+	}
+	return list
 }

@@ -110,6 +110,16 @@ type Info struct {
 	// version when they differ (kube's conversion for built-in kinds).
 	Convert func(obj map[string]any, apiVersion string) (map[string]any, error)
 
+	// Custom marks a custom resource (a CRD's): aggregated discovery names
+	// its group and version in responseKind, as kube's CRD handler does,
+	// where a built-in kind's names only the kind.
+	Custom bool
+	// StorageVersionHash, when set, is what discovery lists as the
+	// resource's storageVersionHash (a custom resource's, of its CRD's
+	// storage version); built-in kinds get kube's from their storage
+	// version.
+	StorageVersionHash string
+
 	// Strategy, for a built-in kind, is kube's own type code (package
 	// kubetype): defaulting, what a write may set, validation, warnings and
 	// the Table. When set, Default, Validate, Columns, Generation and
