@@ -40,12 +40,12 @@ const leaseRemoveTimeout = 5 * time.Second
 // kube-apiserver refuses to start otherwise.
 func validateEndpointReconciler(cfg Config) error {
 	switch cfg.EndpointReconcilerType {
-	case EndpointReconcilerLease, EndpointReconcilerNone:
+	case "", EndpointReconcilerLease, EndpointReconcilerNone:
 	default:
 		return fmt.Errorf("%w: --endpoint-reconciler-type %q: must be one of %q, %q", ErrInvalidConfig,
 			cfg.EndpointReconcilerType, EndpointReconcilerLease, EndpointReconcilerNone)
 	}
-	if cfg.EndpointLeaseDuration < time.Second {
+	if cfg.EndpointLeaseDuration != 0 && cfg.EndpointLeaseDuration < time.Second {
 		return fmt.Errorf("%w: endpoint lease duration %v is under a second", ErrInvalidConfig, cfg.EndpointLeaseDuration)
 	}
 	if cfg.AdvertiseAddress == "" {
@@ -55,7 +55,7 @@ func validateEndpointReconciler(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("%w: --advertise-address %q is not an IP address", ErrInvalidConfig, cfg.AdvertiseAddress)
 	}
-	if cfg.EndpointReconcilerType == EndpointReconcilerLease {
+	if cfg.EndpointReconcilerType != EndpointReconcilerNone {
 		if err := endpointIP(ip); err != nil {
 			return fmt.Errorf("%w: cannot use public IP %s with endpoint reconciler: %w", ErrInvalidConfig, ip, err)
 		}
