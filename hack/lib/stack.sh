@@ -86,9 +86,21 @@ stack_launch() {
   echo $! >"$dir/$name.pid"
 }
 
+# stack_advertise_flags: the aggregator's --advertise-address, for its
+# entry in the kubernetes Service's endpoints. It listens on loopback,
+# which an Endpoints may not hold, so it advertises $KUBESPLIT_ADVERTISE_ADDRESS
+# or else the host's first address (kube-apiserver's own default when its
+# bind address is unspecified); with neither, it advertises nothing.
+stack_advertise_flags() {
+  local address=${KUBESPLIT_ADVERTISE_ADDRESS:-$(hostname -I 2>/dev/null | awk '{print $1}')}
+  if [ -n "$address" ]; then echo "--advertise-address $address"; fi
+}
+
 stack_start() {
   local dir=$1 base=$2; shift 2
   local bin=${BIN:-bin} url="https://127.0.0.1:$base" lo="https://127.0.0.1"
+  local advertise
+  read -ra advertise <<<"$(stack_advertise_flags)"
   # Whatever the services write under <dir> (logs, generated keys) is
   # theirs alone too.
   umask 077
@@ -101,10 +113,12 @@ stack_start() {
     --identity-key-file "$dir/identity.key" --token-auth-file "$dir/tokens.csv" --authorization-mode Webhook \
     --proxy-client-cert-file "$dir/front-proxy-client.crt" --proxy-client-key-file "$dir/front-proxy-client.key" \
     --requestheader-client-ca-file "$dir/front-proxy-ca.crt" --upstream-ca-file "$ca" \
-    --registry-url "$lo:$((base + 1))" --authz-url "$lo:$((base + 2))" --authn-url "$lo:$((base + 3))"
+    --registry-url "$lo:$((base + 1))" --authz-url "$lo:$((base + 2))" --authn-url "$lo:$((base + 3))" \
+    ${advertise[@]+"${advertise[@]}"}
   stack_launch "$dir" registry "$bin/registry" --bind-address "127.0.0.1:$((base + 1))" --data-dir "$dir/etcd" \
     --identity-public-key-file "$dir/identity.pub" --admission-url "$lo:$((base + 4))" --admission-ca-file "$ca" \
-    --admission-identity-key-file "$dir/registry-admission.key" --kubeconfig "$dir/registry.kubeconfig" "$@"
+    --admission-identity-key-file "$dir/registry-admission.key" --kubeconfig "$dir/registry.kubeconfig" \
+    --root-ca-file "$ca" "$@"
   stack_launch "$dir" authz "$bin/authz" --bind-address "127.0.0.1:$((base + 2))" \
     --identity-public-key-file "$dir/identity.pub" --kubeconfig "$dir/authz.kubeconfig"
   stack_launch "$dir" authn "$bin/authn" --bind-address "127.0.0.1:$((base + 3))" --cert-dir "$dir/authn" \

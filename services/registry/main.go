@@ -48,8 +48,12 @@ func main() {
 	fs.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the namespace, service account and garbage collection controllers")
 	fs.StringSliceVar(&cfg.Controllers, "controllers", []string{"*"},
 		"the housekeeping controllers to run, in kube-controller-manager's syntax: '*' all, 'name' one, '-name' not that one "+
-			"(namespace-controller, serviceaccount-controller, garbage-collector-controller, customresourcedefinition); "+
+			"(namespace-controller, serviceaccount-controller, garbage-collector-controller, customresourcedefinition, "+
+			"kubernetes-service-controller, root-ca-certificate-publisher-controller); "+
 			"beside a kube-controller-manager, leave out what it runs")
+	fs.StringVar(&cfg.RootCAFile, "root-ca-file", "",
+		"CA bundle that verifies the API server (the aggregator's serving certificate), published in every namespace "+
+			"as the ConfigMap kube-root-ca.crt (root-ca-certificate-publisher-controller); empty publishes none")
 	adm := admissionFlags{}
 	fs.StringVar(&adm.url, "admission-url", "",
 		"base URL of the admission service (reviews go to "+admission.MutatingPath+" and "+admission.ValidatingPath+"); empty runs no admission")

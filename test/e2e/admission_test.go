@@ -77,6 +77,15 @@ func testNamespaceLifecycle(t *testing.T, s *framework.Stack, admin kubernetes.I
 	}) {
 		t.Fatalf("the admission stage never refused content in Terminating namespace %s", ns)
 	}
+	// The namespace controller deletes the root CA publisher's ConfigMap,
+	// and nothing puts it back in a Terminating namespace: wait until it is
+	// gone, so that the snapshots see only the refused write.
+	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+		_, err := admin.CoreV1().ConfigMaps(ns).Get(c, rootCAConfigMap, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	}) {
+		t.Fatalf("%s never left Terminating namespace %s", rootCAConfigMap, ns)
+	}
 	before := s.Etcd.Snapshot(t, configMapsPrefix+ns+"/")
 	out, err = kubectl(t, "create", "configmap", "late", "-n", ns, "--from-literal=k=v")
 	want := "unable to create new content in namespace " + ns + " because it is being terminated"
@@ -179,6 +188,9 @@ func testLimitRanger(t *testing.T, admin kubernetes.Interface) {
 func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interface, kubectl kubectlFunc) {
 	const ns, hard = "quota", 3
 	createNamespace(t, admin, ns)
+	// The root CA publisher's ConfigMap counts against the quota too: it
+	// must be in before the quota's usage is read.
+	waitRootCA(t, admin, ns)
 	rq := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "cms"}, Spec: corev1.ResourceQuotaSpec{
 		Hard: corev1.ResourceList{"count/configmaps": resource.MustParse(fmt.Sprint(hard))},
 	}}

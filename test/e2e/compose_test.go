@@ -65,7 +65,9 @@ func testComposeKubectl(t *testing.T, s *composeStack) {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	watch := exec.CommandContext(c, "kubectl", "--kubeconfig", s.kubeconfig, "--server", s.rest.Host,
-		"-n", composeNS, "get", "configmaps", "--watch", "-o", "name")
+		"-n", composeNS, "get", "configmaps", "--watch", "-o", "name",
+		// The root CA publisher's ConfigMap is in every namespace.
+		"--field-selector", "metadata.name!="+rootCAConfigMap)
 	stdout, err := watch.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

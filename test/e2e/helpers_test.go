@@ -28,6 +28,15 @@ const (
 	deploymentsPrefix = "/registry/apps/deployments/"
 )
 
+// rootCAConfigMap is the ConfigMap the root CA publisher keeps in every
+// namespace of a stack whose registry has --root-ca-file; notRootCA is a
+// field selector leaving it out of a list or watch that counts what a test
+// wrote.
+const (
+	rootCAConfigMap = "kube-root-ca.crt"
+	notRootCA       = "metadata.name!=" + rootCAConfigMap
+)
+
 // ctx returns a context that ends with the test, bounded so that a hung
 // request fails the test instead of the whole run.
 func ctx(t testing.TB) context.Context {

@@ -152,6 +152,21 @@ type Config struct {
 	// only serve their own APIs (TokenRequest, self reviews).
 	Authenticator authn.Authenticator
 	Authorizer    authz.Authorizer
+	// AdvertiseAddress is the IP address this replica is advertised at in
+	// the kubernetes Service's endpoints (--advertise-address). Empty
+	// means the bind address, or the host's first non-loopback address
+	// when the bind address is unspecified, as kube-apiserver picks it;
+	// when that default is a loopback address (a development stack on
+	// 127.0.0.1), nothing is advertised.
+	AdvertiseAddress string
+	// EndpointReconcilerType is kube-apiserver's --endpoint-reconciler-type:
+	// "lease" (empty means it) keeps a Lease the registry builds the
+	// kubernetes Service's endpoints from; "none" keeps none.
+	EndpointReconcilerType string
+	// EndpointLeaseDuration is how long the Lease counts after each
+	// renewal, renewed at two thirds of it; zero means 15s, kube's TTL of
+	// its /masterleases/ keys.
+	EndpointLeaseDuration time.Duration
 	// Log receives the aggregator's logs; nil means slog.Default().
 	Log *slog.Logger
 }
@@ -169,6 +184,12 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
+	}
+	if cfg.EndpointReconcilerType == "" {
+		cfg.EndpointReconcilerType = EndpointReconcilerLease
+	}
+	if cfg.EndpointLeaseDuration == 0 {
+		cfg.EndpointLeaseDuration = DefaultEndpointLeaseDuration
 	}
 	return cfg
 }
@@ -191,6 +212,9 @@ func (cfg Config) validate() error {
 		return fmt.Errorf("%w: a cert dir is needed to generate what is not given", ErrInvalidConfig)
 	case cfg.RequestTimeout < 0 || cfg.AuthenticationCacheTTL < 0 || cfg.AuthorizationCacheTTL < 0:
 		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
+	}
+	if err := validateEndpointReconciler(cfg); err != nil {
+		return err
 	}
 	return validateModes(cfg.AuthorizationMode, len(cfg.Upstreams.Authz) > 0 || cfg.Authorizer != nil)
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"k8s.io/client-go/kubernetes"
+	coordinationclient "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
@@ -26,6 +27,11 @@ type Server struct {
 	audit *audit.Backend
 	// logCheck watches the log, for the health endpoints.
 	logCheck *health.LogCheck
+	// leases is the client the endpoint lease is kept with.
+	leases coordinationclient.LeasesGetter
+	// endpoint keeps this replica's endpoint lease; nil when nothing is
+	// advertised.
+	endpoint *leaseKeeper
 }
 
 // Start runs an aggregator until Close. It returns once it listens and
@@ -67,6 +73,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if s.Server, err = serve.Start(ctx, endpoint, handler, cfg.Log); err != nil {
 		cancel()
 		return nil, err
+	}
+	// The port is known only now that the listener is open.
+	if e, ok := advertised(cfg, s.URL()); ok {
+		s.endpoint = startLeaseKeeper(s.leases, e, cfg.EndpointLeaseDuration, cfg.Log)
 	}
 	return s, nil
 }
@@ -124,6 +134,13 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
+	// The endpoint lease has a client of its own, so the health checks'
+	// rate limit never delays a renewal.
+	leaseClient, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return nil, err
+	}
+	s.leases = leaseClient.CoordinationV1()
 	probes := probes(healthDeps{
 		ups: ups, admission: admission, kube: healthClient, registry: backends[registryUpstream], routes: routes,
 		ctrl: ctrl, published: published, log: s.logCheck,
@@ -141,9 +158,13 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	})
 }
 
-// Close stops serving: in-flight requests get a few seconds to finish,
-// then the upstreams' health checks stop.
+// Close stops serving: the endpoint lease is removed first, so clients
+// are steered elsewhere, then in-flight requests get a few seconds to
+// finish, then the upstreams' health checks stop.
 func (s *Server) Close() {
+	if s.endpoint != nil {
+		s.endpoint.stop()
+	}
 	if s.Server != nil {
 		s.Server.Close()
 	}

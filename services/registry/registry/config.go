@@ -75,6 +75,11 @@ type Config struct {
 	// ServiceNodePortRange is --service-node-port-range; empty means
 	// 30000-32767.
 	ServiceNodePortRange string
+	// RootCAFile is kube-controller-manager's --root-ca-file: the CA
+	// bundle that verifies the API server (the aggregator), published in
+	// every namespace as the ConfigMap kube-root-ca.crt. Empty publishes
+	// none.
+	RootCAFile string
 }
 
 // DefaultIdentityIssuer is the issuer of the aggregator's assertions.
@@ -138,6 +143,11 @@ func (c *Config) Validate() error {
 	}
 	if _, err := c.serviceIPs(); err != nil {
 		return err
+	}
+	if c.RootCAFile != "" {
+		if _, err := readRootCA(c.RootCAFile); err != nil {
+			return err
+		}
 	}
 	return controller.CheckNames(c.Controllers)
 }

@@ -30,6 +30,10 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Endpoint: serve.Endpoint{BindAddress: "10.1.2.3:6444"}, DataDir: "d", InsecureAllowUnauthenticated: true}, "refuses to listen on 10.1.2.3"},
 		{Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, InsecureAllowUnauthenticated: true}, "needs --data-dir"},
 		{Config{Endpoint: serve.Endpoint{BindAddress: "nonsense"}, DataDir: "d", InsecureAllowUnauthenticated: true}, "missing port"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: "d", InsecureAllowUnauthenticated: true,
+			RootCAFile: "/nonexistent/ca.crt"}, "--root-ca-file"},
+		{Config{Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, DataDir: "d", InsecureAllowUnauthenticated: true,
+			RootCAFile: "config_test.go"}, "error parsing root-ca-file"},
 	}
 	for _, c := range cases {
 		err := c.cfg.Validate()

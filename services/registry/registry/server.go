@@ -107,7 +107,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	go compactor.Run(runCtx, s.client, cfg.CompactionInterval)
 	if !cfg.DisableControllers {
-		s.stopControllers = startControllers(runCtx, s.restConfig(), cfg.Controllers)
+		ccfg, err := controllerConfig(cfg, s.restConfig())
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.stopControllers = startControllers(runCtx, ccfg)
 	}
 	return s, nil
 }

@@ -84,6 +84,12 @@ func (a *Aggregator) Kubectl(t testing.TB, kubeconfig, stdin string, args ...str
 	return string(out), err
 }
 
+// Stop stops the aggregator with SIGTERM, before the test ends.
+func (a *Aggregator) Stop(t testing.TB) {
+	t.Helper()
+	a.proc.stop(t)
+}
+
 // Stop stops the registry now, before the test ends, as an outage would.
 func (r *Registry) Stop(t testing.TB) {
 	t.Helper()

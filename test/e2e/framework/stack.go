@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,18 +81,22 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 		t.Fatal(err)
 	}
 	tokens, own := s.writeTokens(t, dir, opts.Users)
-	s.Aggregator = startAggregator(t, opts.OpenFiles[StageAggregator], append([]string{
+	s.args[StageAggregator] = append([]string{
 		"--identity-key-file", aggKey, "--token-auth-file", tokens, "--authorization-mode", "Webhook",
 		"--registry-url", scheme + s.Addr[StageRegistry], "--authn-url", scheme + s.Addr[StageAuthn],
-		"--authz-url", scheme + s.Addr[StageAuthz],
-	}, append(tlsArgs.client("--upstream-ca-file"), opts.Args[StageAggregator]...)...))
+		"--authz-url", scheme + s.Addr[StageAuthz], "--advertise-address", StackAdvertiseAddress,
+	}, append(tlsArgs.client("--upstream-ca-file"), opts.Args[StageAggregator]...)...)
+	s.Aggregator = startAggregator(t, opts.OpenFiles[StageAggregator], s.args[StageAggregator])
 	admissionKey := filepath.Join(dir, "registry-admission.key")
 	if err := identity.GenerateKeyFiles(admissionKey, admissionKey+".pub"); err != nil {
 		t.Fatal(err)
 	}
 	s.args[StageRegistry] = []string{"--etcd-servers", s.Etcd.Endpoint, "--identity-public-key-file", aggPub,
 		"--admission-url", scheme + s.Addr[StageAdmission], "--admission-identity-key-file", admissionKey,
-		"--kubeconfig", s.Aggregator.Kubeconfig(t, "registry", own[StageRegistry])}
+		"--kubeconfig", s.Aggregator.Kubeconfig(t, "registry", own[StageRegistry]),
+		// kube-root-ca.crt in every namespace holds the CA clients verify
+		// the aggregator with.
+		"--root-ca-file", s.Aggregator.CAFile}
 	s.args[StageRegistry] = append(s.args[StageRegistry], tlsArgs.client("--admission-ca-file")...)
 	// authn knows the token file too, so that a TokenReview of a static
 	// token (a webhook client's, kube's own components') says who it is.
@@ -107,6 +112,23 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	}
 	s.WaitReady(t, 90*time.Second)
 	return s
+}
+
+// StackAdvertiseAddress is the address a Stack's aggregator advertises in
+// the kubernetes Service's endpoints. The stack listens on loopback, which
+// an Endpoints may not hold (kube-apiserver refuses to start with it), so
+// it advertises an address of the documentation range instead: nothing
+// dials it, it is only listed.
+const StackAdvertiseAddress = "198.51.100.1"
+
+// StartAggregatorReplica starts another aggregator in front of the same
+// backends, with the same credentials and certificates as the stack's, and
+// args (an --advertise-address of its own, say) added. It runs until the
+// test ends or it is stopped.
+func (s *Stack) StartAggregatorReplica(t testing.TB, args ...string) *Aggregator {
+	t.Helper()
+	shared := []string{"--cert-dir", filepath.Dir(s.Aggregator.CAFile)}
+	return startAggregator(t, 0, append(append(slices.Clone(s.args[StageAggregator]), shared...), args...))
 }
 
 // hopTLS is the flags that make the hops between services HTTPS: every

@@ -10,6 +10,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,7 +19,9 @@ import (
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/customresourcedefinition"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/garbagecollector"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/kubernetesservice"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/namespace"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/rootcacertpublisher"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/serviceaccount"
 )
 
@@ -39,6 +43,13 @@ type Config struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Logger receives the controllers' logs; nil means slog.Default().
 	Logger *slog.Logger
+	// KubernetesServiceIP is the cluster IP of the kubernetes Service, the
+	// first address of the primary service range; invalid (zero) leaves
+	// out the kubernetes service controller.
+	KubernetesServiceIP netip.Addr
+	// RootCA is the CA bundle published as kube-root-ca.crt in every
+	// namespace (--root-ca-file); empty leaves out the publisher.
+	RootCA []byte
 	// Controllers picks the controllers to run in kube-controller-manager's
 	// --controllers syntax: "*" is all, "name" adds one, "-name" leaves one
 	// out; empty means all. Run them beside a kube-controller-manager with
@@ -54,40 +65,57 @@ type runner struct {
 	// names are what --controllers calls it: kube-controller-manager's
 	// name for the same controller first, then its older alias.
 	names []string
-	run   func(ctx context.Context, c clients, log *slog.Logger) error
+	run   func(ctx context.Context, c clients, cfg Config, log *slog.Logger) error
+	// configured, when set, says whether cfg has what the controller
+	// needs; one that lacks it is not run.
+	configured func(cfg Config) bool
 }
 
 // runners lists every controller Run starts, each under the lease
 // "kubesplit-<name>-controller".
 var runners = []runner{
-	{"namespace", []string{"namespace-controller", "namespace"}, func(ctx context.Context, c clients, log *slog.Logger) error {
+	{"namespace", []string{"namespace-controller", "namespace"}, func(ctx context.Context, c clients, _ Config, log *slog.Logger) error {
 		ctrl, err := namespace.New(namespace.Options{Client: c.kube, Dynamic: c.dynamic, Log: log})
 		if err != nil {
 			return err
 		}
 		return ctrl.Run(ctx)
-	}},
-	{"serviceaccount", []string{"serviceaccount-controller", "serviceaccount"}, func(ctx context.Context, c clients, log *slog.Logger) error {
+	}, nil},
+	{"serviceaccount", []string{"serviceaccount-controller", "serviceaccount"}, func(ctx context.Context, c clients, _ Config, log *slog.Logger) error {
 		ctrl, err := serviceaccount.New(serviceaccount.Options{Client: c.kube, Log: log})
 		if err != nil {
 			return err
 		}
 		return ctrl.Run(ctx)
-	}},
-	{"customresourcedefinition", []string{"customresourcedefinition"}, func(ctx context.Context, c clients, log *slog.Logger) error {
+	}, nil},
+	{"customresourcedefinition", []string{"customresourcedefinition"}, func(ctx context.Context, c clients, _ Config, log *slog.Logger) error {
 		ctrl, err := customresourcedefinition.New(customresourcedefinition.Options{Dynamic: c.dynamic, Log: log})
 		if err != nil {
 			return err
 		}
 		return ctrl.Run(ctx)
-	}},
-	{"garbagecollector", []string{"garbage-collector-controller", "garbagecollector"}, func(ctx context.Context, c clients, log *slog.Logger) error {
+	}, nil},
+	{"garbagecollector", []string{"garbage-collector-controller", "garbagecollector"}, func(ctx context.Context, c clients, _ Config, log *slog.Logger) error {
 		ctrl, err := garbagecollector.New(garbagecollector.Options{Dynamic: c.dynamic, Discovery: c.kube.Discovery(), Log: log})
 		if err != nil {
 			return err
 		}
 		return ctrl.Run(ctx)
-	}},
+	}, nil},
+	{"kubernetesservice", []string{"kubernetes-service-controller", "kubernetesservice"}, func(ctx context.Context, c clients, cfg Config, log *slog.Logger) error {
+		ctrl, err := kubernetesservice.New(kubernetesservice.Options{Client: c.kube, ServiceIP: cfg.KubernetesServiceIP, Log: log})
+		if err != nil {
+			return err
+		}
+		return ctrl.Run(ctx)
+	}, func(cfg Config) bool { return cfg.KubernetesServiceIP.IsValid() }},
+	{"rootcacertpublisher", []string{"root-ca-certificate-publisher-controller", "root-ca-cert-publisher"}, func(ctx context.Context, c clients, cfg Config, log *slog.Logger) error {
+		ctrl, err := rootcacertpublisher.New(rootcacertpublisher.Options{Client: c.kube, RootCA: cfg.RootCA, Log: log})
+		if err != nil {
+			return err
+		}
+		return ctrl.Run(ctx)
+	}, func(cfg Config) bool { return len(cfg.RootCA) > 0 }},
 }
 
 // Run starts every controller and blocks until ctx ends. It returns an
@@ -107,6 +135,13 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	run = slices.DeleteFunc(run, func(r runner) bool {
+		if r.configured != nil && !r.configured(cfg) {
+			log.Info("controller not configured; not running it", "controller", r.name)
+			return true
+		}
+		return false
+	})
 	built := make([]clients, len(run))
 	for i, r := range run {
 		if built[i], err = newClients(cfg.REST, r.name); err != nil {
@@ -122,7 +157,7 @@ func Run(ctx context.Context, cfg Config) error {
 		wg.Go(func() {
 			e.lead(ctx, func(ctx context.Context) {
 				// An error once the term is over is just the term ending.
-				if err := r.run(ctx, built[i], clog); err != nil && ctx.Err() == nil {
+				if err := r.run(ctx, built[i], cfg, clog); err != nil && ctx.Err() == nil {
 					clog.Error("controller stopped", "err", err)
 				}
 			})

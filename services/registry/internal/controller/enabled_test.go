@@ -18,15 +18,17 @@ func TestControllersFlagIsKubes(t *testing.T) {
 		}
 		return out
 	}
-	all := []string{"namespace", "serviceaccount", "customresourcedefinition", "garbagecollector"}
+	all := []string{"namespace", "serviceaccount", "customresourcedefinition", "garbagecollector", "kubernetesservice", "rootcacertpublisher"}
 	for _, c := range []struct {
 		list []string
 		want []string
 	}{
 		{nil, all},
 		{[]string{"*"}, all},
-		{[]string{"*", "-namespace-controller", "-garbage-collector-controller", "-serviceaccount-controller"}, []string{"customresourcedefinition"}},
-		{[]string{"*", "-garbagecollector"}, []string{"namespace", "serviceaccount", "customresourcedefinition"}},
+		{[]string{"*", "-namespace-controller", "-garbage-collector-controller", "-serviceaccount-controller",
+			"-root-ca-certificate-publisher-controller"}, []string{"customresourcedefinition", "kubernetesservice"}},
+		{[]string{"*", "-garbagecollector"}, []string{"namespace", "serviceaccount", "customresourcedefinition", "kubernetesservice", "rootcacertpublisher"}},
+		{[]string{"root-ca-cert-publisher", "kubernetes-service-controller"}, []string{"kubernetesservice", "rootcacertpublisher"}},
 		{[]string{"namespace-controller"}, []string{"namespace"}},
 		{[]string{"namespace", "-namespace"}, nil},
 	} {

@@ -50,14 +50,18 @@ func testLogger() *slog.Logger {
 // the returned stop is called; stop waits for Run to return.
 func runControllers(t *testing.T, cfg *rest.Config, identity string) (stop func()) {
 	t.Helper()
+	return runConfigured(t, controller.Config{REST: cfg, Identity: identity})
+}
+
+// runConfigured is runControllers with a Config of the test's own, the
+// lease timings short.
+func runConfigured(t *testing.T, c controller.Config) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() {
-		done <- controller.Run(ctx, controller.Config{
-			REST: cfg, Identity: identity, Logger: testLogger().With("replica", identity),
-			LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond,
-		})
-	}()
+	c.Logger = testLogger().With("replica", c.Identity)
+	c.LeaseDuration, c.RenewDeadline, c.RetryPeriod = 2*time.Second, time.Second, 100*time.Millisecond
+	go func() { done <- controller.Run(ctx, c) }()
 	stopped := false
 	stop = func() {
 		if stopped {

@@ -7,26 +7,19 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/worker"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/pernamespace"
 )
 
 // DefaultName is the service account every namespace gets.
 const DefaultName = "default"
-
-// resync re-checks every namespace this often, a safety net for a create
-// whose retries ran out.
-const resync = 5 * time.Minute
 
 // Options are what the controller needs.
 type Options struct {
@@ -38,13 +31,9 @@ type Options struct {
 
 // Controller keeps a "default" ServiceAccount in every live namespace.
 type Controller struct {
-	client     kubernetes.Interface
-	log        *slog.Logger
-	namespaces cache.SharedIndexInformer
-	accounts   cache.SharedIndexInformer
-	nsLister   corelisters.NamespaceLister
-	saLister   corelisters.ServiceAccountLister
-	queue      *worker.Queue[string]
+	*pernamespace.Controller
+	client kubernetes.Interface
+	log    *slog.Logger
 }
 
 // New builds a controller; nothing runs until Run.
@@ -55,96 +44,30 @@ func New(o Options) (*Controller, error) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
-	c := &Controller{
-		client:     o.Client,
-		log:        o.Log,
-		namespaces: coreinformers.NewNamespaceInformer(o.Client, resync, cache.Indexers{}),
-		// Only the accounts this controller makes need caching.
-		accounts: coreinformers.NewFilteredServiceAccountInformer(o.Client, metav1.NamespaceAll, resync,
-			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-			func(lo *metav1.ListOptions) {
-				lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", DefaultName).String()
-			}),
-		queue: worker.New[string](o.Log, worker.Options{Name: "serviceaccount", Workers: 2}),
-	}
-	c.nsLister = corelisters.NewNamespaceLister(c.namespaces.GetIndexer())
-	c.saLister = corelisters.NewServiceAccountLister(c.accounts.GetIndexer())
-	if _, err := c.namespaces.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.namespaceChanged,
-		UpdateFunc: func(_, obj any) { c.namespaceChanged(obj) },
-	}); err != nil {
-		return nil, err
-	}
-	if _, err := c.accounts.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		DeleteFunc: c.accountDeleted,
-	}); err != nil {
-		return nil, err
-	}
-	return c, nil
+	c := &Controller{client: o.Client, log: o.Log}
+	// Only the accounts this controller makes need caching.
+	accounts := coreinformers.NewFilteredServiceAccountInformer(o.Client, metav1.NamespaceAll, pernamespace.Resync,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		func(lo *metav1.ListOptions) {
+			lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", DefaultName).String()
+		})
+	var err error
+	c.Controller, err = pernamespace.New(pernamespace.Options{
+		Name: "serviceaccount", Client: o.Client, Objects: accounts, ObjectName: DefaultName, Sync: c.sync, Log: o.Log,
+	})
+	return c, err
 }
 
-// namespaceChanged queues a namespace that may lack its account.
-func (c *Controller) namespaceChanged(obj any) {
-	if ns, ok := obj.(*corev1.Namespace); ok {
-		c.queue.Add(ns.Name)
-	}
-}
-
-// accountDeleted queues the namespace of a deleted default account, so it
-// is recreated.
-func (c *Controller) accountDeleted(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	if sa, ok := obj.(*corev1.ServiceAccount); ok && sa.Name == DefaultName {
-		c.queue.Add(sa.Namespace)
-	}
-}
-
-// Run watches namespaces and accounts and works the queue until ctx ends.
-func (c *Controller) Run(ctx context.Context) error {
-	go c.namespaces.RunWithContext(ctx)
-	go c.accounts.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), c.namespaces.HasSynced, c.accounts.HasSynced) {
-		return ctx.Err()
-	}
-	c.log.Info("serviceaccount controller started")
-	c.queue.Run(ctx, c.sync)
-	return nil
-}
-
-// sync creates the namespace's default account if it is missing.
-func (c *Controller) sync(ctx context.Context, namespace string) error {
-	ns, err := c.nsLister.Get(namespace)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if terminating(ns) {
-		return nil
-	}
-	if _, err := c.saLister.ServiceAccounts(namespace).Get(DefaultName); err == nil {
+// sync creates the namespace's default account if it is missing; an
+// account that exists is left as it is.
+func (c *Controller) sync(ctx context.Context, namespace string, existing any) error {
+	if existing != nil {
 		return nil
 	}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: DefaultName, Namespace: namespace}}
-	_, err = c.client.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{})
-	switch {
-	case err == nil:
-		c.log.Info("created service account", "namespace", namespace, "name", DefaultName)
-		return nil
-	case apierrors.IsAlreadyExists(err),
-		// The cache lagged behind the namespace's deletion.
-		apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause),
-		apierrors.IsNotFound(err):
-		return nil
+	if _, err := c.client.CoreV1().ServiceAccounts(namespace).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		return err
 	}
-	return err
-}
-
-// terminating reports whether the namespace is being deleted, by either of
-// the marks the registry sets.
-func terminating(ns *corev1.Namespace) bool {
-	return ns.DeletionTimestamp != nil || ns.Status.Phase == corev1.NamespaceTerminating
+	c.log.Info("created service account", "namespace", namespace, "name", DefaultName)
+	return nil
 }

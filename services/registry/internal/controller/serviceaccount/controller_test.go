@@ -73,10 +73,10 @@ func TestSkipsTerminating(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.namespaces.GetIndexer().Add(ns("doomed", true)); err != nil {
+	if err := c.NamespaceIndexer().Add(ns("doomed", true)); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.sync(t.Context(), "doomed"); err != nil {
+	if err := c.Sync(t.Context(), "doomed"); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := hasDefault(t.Context(), client, "doomed"); ok {
