@@ -38,11 +38,7 @@ func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, err
 // versionInfo is one served version's resource.
 func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensionsv1.CustomResourceDefinitionNames,
 	v *apiextensionsv1.CustomResourceDefinitionVersion) (*resource.Info, error) {
-	var props *apiextensionsv1.JSONSchemaProps
-	if v.Schema != nil {
-		props = v.Schema.OpenAPIV3Schema
-	}
-	schema, err := NewSchema(props)
+	schema, err := NewSchema(crd, v, names.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -58,16 +54,21 @@ func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensi
 		// kinds, refuse a PUT that does not name the version it replaces.
 		Generation: true, ConditionalUpdate: true,
 		Prune: func(obj *unstructured.Unstructured) []string { return schema.Prune(obj.Object) },
+		// Kube's decoder prunes and defaults every custom resource it
+		// reads, from a request or from etcd.
 		Default: func(obj *unstructured.Unstructured) {
 			schema.Prune(obj.Object)
 			schema.Default(obj.Object)
 		},
 		Validate: func(obj, old *unstructured.Unstructured) field.ErrorList {
-			var oldObj map[string]any
-			if old != nil {
-				oldObj = old.Object
+			if old == nil {
+				return schema.Validate(obj.Object, nil)
 			}
-			return schema.Validate(obj.Object, oldObj)
+			return schema.Validate(obj.Object, old.Object)
+		},
+		ValidatesMeta: true,
+		ValidateStatus: func(obj, old *unstructured.Unstructured) field.ErrorList {
+			return schema.ValidateStatus(obj.Object, old.Object)
 		},
 		Columns:       cols,
 		OpenAPISchema: schema.published,
