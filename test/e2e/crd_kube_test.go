@@ -108,8 +108,9 @@ const widgetsPath = "/apis/e2e.example.com/v1/namespaces/default/widgets"
 // requests to kube-apiserver v1.37.2 and to kubesplit and compares what a
 // user sees: CEL typing and checks at CRD create, optionalOldSelf and
 // transition rules, unknown fields under fieldValidation (embedded
-// metadata too), defaults applied on read after the schema gains one, and
-// validation ratcheting after the schema is tightened.
+// metadata too), server-side apply (finalizers a set, undeclared fields),
+// defaults applied on read after the schema gains one, and validation
+// ratcheting after the schema is tightened.
 func TestCustomResourcesAsKube(t *testing.T) {
 	var k *framework.KubeAPIServer
 	var s *framework.Stack
@@ -177,6 +178,24 @@ func TestCustomResourcesAsKube(t *testing.T) {
 		}
 		if a := both(t, kube, ours, "PATCH", widgetsPath+"/w", "application/merge-patch+json", `{"spec":{"size":"XL"}}`); a.code != http.StatusOK {
 			t.Errorf("optionalOldSelf on update: %d %s", a.code, a.message)
+		}
+	})
+	t.Run("server-side apply", func(t *testing.T) {
+		const applyType = "application/apply-patch+yaml"
+		owned := func(finalizer string) string {
+			return `{"apiVersion":"e2e.example.com/v1","kind":"Widget","metadata":{"name":"sa","finalizers":["` + finalizer + `"]},"spec":{"name":"a"}}`
+		}
+		if a := both(t, kube, ours, "PATCH", widgetsPath+"/sa?fieldManager=one", applyType, owned("e2e.example.com/one")); a.code != http.StatusCreated {
+			t.Fatalf("first apply: %d %s", a.code, a.message)
+		}
+		// finalizers are a set: a second manager adds its own, no conflict.
+		a := both(t, kube, ours, "PATCH", widgetsPath+"/sa?fieldManager=two", applyType, owned("e2e.example.com/two"))
+		if meta, _ := a.body["metadata"].(map[string]any); a.code != http.StatusOK || len(meta["finalizers"].([]any)) != 2 {
+			t.Errorf("second manager's finalizer: %d %s %v", a.code, a.message, a.body["metadata"])
+		}
+		for _, mode := range []string{"Strict", "Ignore"} {
+			body := `{"apiVersion":"e2e.example.com/v1","kind":"Widget","metadata":{"name":"sa"},"spec":{"name":"a","bogus":1}}`
+			both(t, kube, ours, "PATCH", widgetsPath+"/sa?fieldManager=three&fieldValidation="+mode, applyType, body)
 		}
 	})
 

@@ -20,6 +20,11 @@ func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, err
 	if names.Plural == "" {
 		names = crd.Spec.Names
 	}
+	// One converter serves every version, as kube's handler builds it.
+	types, err := ApplyTypeConverter(crd)
+	if err != nil {
+		return nil, err
+	}
 	var infos []*resource.Info
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
@@ -30,6 +35,7 @@ func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, err
 		if err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
+		info.ApplyTypes = types
 		infos = append(infos, info)
 	}
 	return infos, nil

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
@@ -95,6 +96,10 @@ type Info struct {
 	// OpenAPI documents (kubectl explain); nil for built-in kinds, whose
 	// definitions are generated, or an open object when there is none.
 	OpenAPISchema *spec.Schema
+	// ApplyTypes, for custom resources, is how server-side apply sees the
+	// objects' fields (kube's, from the CRD's OpenAPI); nil for built-in
+	// kinds, whose schemas client-go publishes.
+	ApplyTypes managedfields.TypeConverter
 	// Prune, for custom resources, removes the fields the schema does not
 	// specify and returns their paths, which fieldValidation reports as
 	// unknown fields; nil for kinds whose Go type drops them.
