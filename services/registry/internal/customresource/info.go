@@ -6,6 +6,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
@@ -20,10 +21,12 @@ func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, err
 	if names.Plural == "" {
 		names = crd.Spec.Names
 	}
-	// One converter serves every version, as kube's handler builds it.
+	// One converter serves every version, as kube's handler builds it;
+	// like kube, a CRD whose OpenAPI cannot be built is still served, its
+	// fields deduced from the objects.
 	types, err := ApplyTypeConverter(crd)
 	if err != nil {
-		return nil, err
+		types = managedfields.NewDeducedTypeConverter()
 	}
 	var infos []*resource.Info
 	for i := range crd.Spec.Versions {
