@@ -130,7 +130,7 @@ func TestCustomResourceDefinitions(t *testing.T) {
 	for name, c := range map[string]struct{ spec, want string }{
 		"bad-pattern": {`{cronSpec: "every day"}`, `spec.cronSpec: Invalid value: "every day": spec.cronSpec in body should match`},
 		"bad-type":    {`{cronSpec: "* * * * *", replicas: "two"}`, `spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer`},
-		"bad-rule":    {`{cronSpec: "* * * * *", replicas: 5, maxReplicas: 2}`, `spec: Invalid value: "object": replicas must not exceed maxReplicas`},
+		"bad-rule":    {`{cronSpec: "* * * * *", replicas: 5, maxReplicas: 2}`, `spec: Invalid value: replicas must not exceed maxReplicas`},
 		"bad-missing": {`{image: x}`, `spec.cronSpec: Required value`},
 	} {
 		manifest := "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata: {name: " + name + ", namespace: default}\nspec: " + c.spec + "\n"

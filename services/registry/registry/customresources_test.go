@@ -218,7 +218,7 @@ func TestCustomResources(t *testing.T) {
 		}
 	}
 	_, err = res.Create(ctx, widget("bad-cel", map[string]any{"replicas": int64(20), "maxReplicas": int64(5)}), metav1.CreateOptions{})
-	if err == nil || !strings.Contains(err.Error(), "spec: Invalid value: \"object\": replicas must not exceed maxReplicas") {
+	if err == nil || !strings.Contains(err.Error(), "spec: Invalid value: replicas must not exceed maxReplicas") {
 		t.Errorf("CEL failure: %v", err)
 	}
 

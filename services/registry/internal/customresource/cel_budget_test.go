@@ -7,12 +7,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
-
-	"github.com/kubesplit/kubesplit/services/registry/internal/validation"
 )
 
 // Twelve rules on each of ten strings of 40,000 characters: each rule is
@@ -46,19 +41,14 @@ properties:
 	if err := yaml.Unmarshal([]byte(schemaYAML), &props); err != nil {
 		t.Fatal(err)
 	}
-	if errs := validation.ValidateCustomResourceDefinition(crdWith(t, &props), nil); len(errs) != 0 {
-		t.Fatalf("the CRD is refused: %v", errs)
-	}
-	s, err := NewSchema(&props)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := schemaOf(t, &props)
 	object := func(n int) map[string]any {
 		items := make([]any, n)
 		for i := range items {
 			items[i] = strings.Repeat("a", 40000)
 		}
-		return map[string]any{"spec": map[string]any{"items": items}}
+		return map[string]any{"apiVersion": "example.com/v1", "kind": "W",
+			"metadata": map[string]any{"name": "a", "namespace": "default"}, "spec": map[string]any{"items": items}}
 	}
 
 	if errs := s.Validate(object(2), nil); len(errs) != 0 {
@@ -74,26 +64,4 @@ properties:
 	if took > 5*time.Second {
 		t.Errorf("the rules ran for %v", took)
 	}
-}
-
-// crdWith is a CustomResourceDefinition serving props.
-func crdWith(t *testing.T, props *apiextensionsv1.JSONSchemaProps) *unstructured.Unstructured {
-	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{
-		TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
-		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
-			Group: "example.com", Scope: apiextensionsv1.NamespaceScoped,
-			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Singular: "widget", Kind: "Widget", ListKind: "WidgetList"},
-			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: "v1", Served: true, Storage: true,
-				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: props},
-			}},
-		},
-	}
-	crd.Name = "widgets.example.com"
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: u}
 }

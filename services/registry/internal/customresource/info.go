@@ -8,6 +8,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
@@ -22,6 +23,13 @@ func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, err
 	if names.Plural == "" {
 		names = crd.Spec.Names
 	}
+	// One converter serves every version, as kube's handler builds it;
+	// like kube, a CRD whose OpenAPI cannot be built is still served, its
+	// fields deduced from the objects.
+	types, err := ApplyTypeConverter(crd)
+	if err != nil {
+		types = managedfields.NewDeducedTypeConverter()
+	}
 	var infos []*resource.Info
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
@@ -32,6 +40,7 @@ func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, err
 		if err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
+		info.ApplyTypes = types
 		infos = append(infos, info)
 	}
 	return infos, nil
@@ -40,11 +49,7 @@ func Infos(crd *apiextensionsv1.CustomResourceDefinition) ([]*resource.Info, err
 // versionInfo is one served version's resource.
 func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensionsv1.CustomResourceDefinitionNames,
 	v *apiextensionsv1.CustomResourceDefinitionVersion) (*resource.Info, error) {
-	var props *apiextensionsv1.JSONSchemaProps
-	if v.Schema != nil {
-		props = v.Schema.OpenAPIV3Schema
-	}
-	schema, err := NewSchema(props)
+	schema, err := NewSchema(crd, v, names.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -60,16 +65,21 @@ func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensi
 		// kinds, refuse a PUT that does not name the version it replaces.
 		Generation: true, ConditionalUpdate: true,
 		Prune: func(obj *unstructured.Unstructured) []string { return schema.Prune(obj.Object) },
+		// Kube's decoder prunes and defaults every custom resource it
+		// reads, from a request or from etcd.
 		Default: func(obj *unstructured.Unstructured) {
 			schema.Prune(obj.Object)
 			schema.Default(obj.Object)
 		},
 		Validate: func(obj, old *unstructured.Unstructured) field.ErrorList {
-			var oldObj map[string]any
-			if old != nil {
-				oldObj = old.Object
+			if old == nil {
+				return schema.Validate(obj.Object, nil)
 			}
-			return schema.Validate(obj.Object, oldObj)
+			return schema.Validate(obj.Object, old.Object)
+		},
+		ValidatesMeta: true,
+		ValidateStatus: func(obj, old *unstructured.Unstructured) field.ErrorList {
+			return schema.ValidateStatus(obj.Object, old.Object)
 		},
 		Columns:       cols,
 		OpenAPISchema: schema.published,

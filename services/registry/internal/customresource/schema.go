@@ -1,127 +1,175 @@
 // Package customresource serves the objects a CustomResourceDefinition
 // defines, as kube-apiserver's apiextensions server does: it turns each
 // served version of a CRD into a resource.Info (names, scope,
-// subresources, printer columns) whose defaulting, pruning and validation
-// follow the version's structural openAPIV3Schema, including its
-// x-kubernetes-validations CEL rules, and keeps the registry's handler and
-// discovery in step with the CRDs in storage. The objects themselves go
-// through the same generic store and handlers as built-in types.
+// subresources, printer columns) whose pruning, defaulting and validation
+// are apiextensions-apiserver's own code over the version's structural
+// schema, and keeps the registry's handler and discovery in step with the
+// CRDs in storage. The objects themselves go through the same generic
+// store and handlers as built-in types.
 package customresource
 
 import (
+	"context"
+	"fmt"
+
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	crstrategy "k8s.io/apiextensions-apiserver/pkg/registry/customresource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	"k8s.io/kube-openapi/pkg/validation/strfmt"
-	"k8s.io/kube-openapi/pkg/validation/validate"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/validation"
 )
 
-// Schema is one version's openAPIV3Schema, ready to prune, default and
-// validate objects with.
+// Schema is one served version's schema as kube's apiextensions server
+// holds it: the structural schema objects are pruned and defaulted with,
+// and kube's customresource strategies, which validate against it (the
+// OpenAPI keywords and CEL rules, with oldSelf and ratcheting on update,
+// embedded ObjectMeta, list types, scale paths).
 type Schema struct {
-	// root is the schema as the CRD spells it, linked; pruning, defaulting
-	// and the CEL rules walk it.
-	root *node
-	// validator checks types, formats, enums, patterns and bounds with
-	// kube-openapi, the library kube's own CR validation uses.
-	validator *validate.SchemaValidator
+	structural *structuralschema.Structural
+	object     rest.RESTUpdateStrategy
+	status     rest.RESTUpdateStrategy
+	create     rest.RESTCreateStrategy
 	// published is the schema for the OpenAPI documents.
 	published *spec.Schema
 }
 
-// NewSchema compiles a version's schema; nil means no schema (every field
-// is kept, nothing is checked), which v1 CRDs only allow when the whole
-// object preserves unknown fields.
-func NewSchema(props *apiextensionsv1.JSONSchemaProps) (*Schema, error) {
-	if props == nil {
+// NewSchema compiles the schema of crd's version v, as kube's CRD handler
+// does when it starts serving it.
+func NewSchema(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion, kind string) (*Schema, error) {
+	val, err := apihelpers.GetSchemaForVersion(crd, v.Name)
+	if err != nil {
+		return nil, err
+	}
+	internal := &apiextensions.CustomResourceValidation{}
+	var props *apiextensions.JSONSchemaProps
+	if val != nil {
+		if err := apiextensionsv1.Convert_v1_CustomResourceValidation_To_apiextensions_CustomResourceValidation(val, internal, nil); err != nil {
+			return nil, err
+		}
+		props = internal.OpenAPIV3Schema
+	}
+	s := &Schema{}
+	if props != nil {
+		st, err := structuralschema.NewStructural(props)
+		if err != nil {
+			return nil, fmt.Errorf("the schema is not structural: %w", err)
+		}
+		// Defaults are pruned once, as kube does, so that a default never
+		// brings back a field pruning removes.
+		s.structural = st.DeepCopy()
+		if err := structuraldefaulting.PruneDefaults(s.structural); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.strategies(crd, v, kind, props); err != nil {
+		return nil, err
+	}
+	var v1props *apiextensionsv1.JSONSchemaProps
+	if val != nil {
+		v1props = val.OpenAPIV3Schema
+	}
+	if v1props == nil {
 		preserve := true
-		props = &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}
+		v1props = &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}
 	}
-	openapi, err := toOpenAPI(validationView(props))
-	if err != nil {
-		return nil, err
-	}
-	published, err := toOpenAPI(props)
-	if err != nil {
-		return nil, err
-	}
-	s := &Schema{root: newNode(props.DeepCopy()), validator: validate.NewSchemaValidator(openapi, nil, "", strfmt.Default),
-		published: published}
-	if err := compileRules(s.root); err != nil {
+	if s.published, err = validation.CRDOpenAPISchema(v1props); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// validationView is the schema the validator sees: metadata is checked as
-// ObjectMeta by the generic handler, so only its being an object is left
-// here, as kube does.
-func validationView(root *apiextensionsv1.JSONSchemaProps) *apiextensionsv1.JSONSchemaProps {
-	view := root.DeepCopy()
-	if _, ok := view.Properties["metadata"]; ok {
-		view.Properties["metadata"] = apiextensionsv1.JSONSchemaProps{Type: "object"}
+// strategies builds kube's strategies for the object and its status.
+func (s *Schema) strategies(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1.CustomResourceDefinitionVersion,
+	kind string, props *apiextensions.JSONSchemaProps) error {
+	validator, _, err := apiservervalidation.NewSchemaValidator(props)
+	if err != nil {
+		return err
 	}
-	return view
-}
-
-// toOpenAPI converts a CRD schema as kube does.
-func toOpenAPI(props *apiextensionsv1.JSONSchemaProps) (*spec.Schema, error) {
-	return validation.CRDOpenAPISchema(props)
-}
-
-// node is one schema node with its children linked, so that the walks
-// below (pruning, defaulting, CEL) can hold on to nodes.
-type node struct {
-	props      *apiextensionsv1.JSONSchemaProps
-	properties map[string]*node
-	additional *node // additionalProperties' schema
-	items      *node
-	rules      []compiledRule
-}
-
-// newNode links a schema and its children.
-func newNode(props *apiextensionsv1.JSONSchemaProps) *node {
-	n := &node{props: props}
-	if len(props.Properties) > 0 {
-		n.properties = map[string]*node{}
-		for k := range props.Properties {
-			p := props.Properties[k]
-			n.properties[k] = newNode(&p)
+	var status *apiextensions.CustomResourceSubresourceStatus
+	var statusValidator apiservervalidation.SchemaValidator
+	var scale *apiextensions.CustomResourceSubresourceScale
+	if sub := v.Subresources; sub != nil {
+		if sub.Status != nil {
+			status = &apiextensions.CustomResourceSubresourceStatus{}
+			if props != nil {
+				if ss, ok := props.Properties["status"]; ok {
+					if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&ss); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if sub.Scale != nil {
+			scale = &apiextensions.CustomResourceSubresourceScale{}
+			if err := apiextensionsv1.Convert_v1_CustomResourceSubresourceScale_To_apiextensions_CustomResourceSubresourceScale(sub.Scale, scale, nil); err != nil {
+				return err
+			}
 		}
 	}
-	if ap := props.AdditionalProperties; ap != nil && ap.Schema != nil {
-		n.additional = newNode(ap.Schema)
-	}
-	if props.Items != nil && props.Items.Schema != nil {
-		n.items = newNode(props.Items.Schema)
-	}
-	return n
+	gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: kind}
+	object := crstrategy.NewStrategy(unstructuredscheme.NewUnstructuredObjectTyper(), crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
+		gvk, validator, statusValidator, s.structural, status, scale, v.SelectableFields)
+	s.object, s.create, s.status = object, object, crstrategy.NewStatusStrategy(object)
+	return nil
 }
 
-// child is the schema of a map's key: its property, or additionalProperties.
-func (n *node) child(key string) *node {
-	if n == nil {
+// Prune removes from obj what its schema does not declare, and malformed
+// or unknown ObjectMeta fields, as kube's decoding of a custom resource
+// does. It returns the paths it removed ("spec.foo", "metadata.bar") for
+// fieldValidation to report.
+func (s *Schema) Prune(obj map[string]any) []string {
+	meta, found, unknown, err := schemaobjectmeta.GetObjectMetaWithOptions(obj, schemaobjectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		// Validation reports a metadata that is no ObjectMeta.
 		return nil
 	}
-	if p, ok := n.properties[key]; ok {
-		return p
+	if s.structural != nil {
+		unknown = append(unknown, structuralpruning.PruneWithOptions(obj, s.structural, true,
+			structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s.structural)
+		_, paths := schemaobjectmeta.CoerceWithOptions(nil, obj, s.structural, false,
+			schemaobjectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		unknown = append(unknown, paths...)
 	}
-	return n.additional
-}
-
-// item is an array's item schema.
-func (n *node) item() *node {
-	if n == nil {
-		return nil
+	if found {
+		_ = schemaobjectmeta.SetObjectMeta(obj, meta)
 	}
-	return n.items
+	return unknown
 }
 
-// preserves reports x-kubernetes-preserve-unknown-fields.
-func (n *node) preserves() bool {
-	return n != nil && n.props.XPreserveUnknownFields != nil && *n.props.XPreserveUnknownFields
+// Default fills in the schema's defaults, as kube does on decoding a
+// request and on reading from storage.
+func (s *Schema) Default(obj map[string]any) {
+	if s.structural != nil {
+		structuraldefaulting.Default(obj, s.structural)
+	}
 }
 
-// embedded reports x-kubernetes-embedded-resource.
-func (n *node) embedded() bool { return n != nil && n.props.XEmbeddedResource }
+// Validate checks a create (old nil) or an update of the object itself
+// with kube's strategy.
+func (s *Schema) Validate(obj, old map[string]any) field.ErrorList {
+	ctx := context.Background()
+	u := &unstructured.Unstructured{Object: obj}
+	if old == nil {
+		return s.create.Validate(ctx, u)
+	}
+	return s.object.ValidateUpdate(ctx, u, &unstructured.Unstructured{Object: old})
+}
+
+// ValidateStatus checks an update through the status subresource: only
+// status (and metadata) is validated, as kube's status strategy does.
+func (s *Schema) ValidateStatus(obj, old map[string]any) field.ErrorList {
+	return s.status.ValidateUpdate(context.Background(), &unstructured.Unstructured{Object: obj}, &unstructured.Unstructured{Object: old})
+}

@@ -193,7 +193,9 @@ func (s *Serving) serve(crd *apiextensionsv1.CustomResourceDefinition, fp string
 	}
 	for _, info := range infos {
 		info.Refuse = sv.refuse(info)
-		st := s.backend.NewClosableStore(info, opts)
+		o := opts
+		o.Read = info.Default
+		st := s.backend.NewClosableStore(info, o)
 		s.handler.Add(st)
 		sv.stores = append(sv.stores, st)
 	}

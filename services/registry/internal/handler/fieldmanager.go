@@ -1,8 +1,6 @@
 package handler
 
 import (
-	"fmt"
-	"maps"
 	"strings"
 	"sync"
 
@@ -11,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
-	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
@@ -60,45 +57,17 @@ func (f *fieldManagers) get(info *resource.Info, subresource string) (*managedfi
 	return fm, nil
 }
 
-// typeConverter is how server-side apply sees a kind's fields: the
-// built-in schemas, a custom resource's own schema (so that its
-// x-kubernetes-list-type map lists merge by their keys and sets by value,
-// as kube merges them), or, for kinds with neither, fields deduced from
-// the object (lists atomic).
+// typeConverter is how server-side apply sees a kind's fields: a custom
+// resource's own (kube's, from its CRD), the built-in schemas, or, for
+// kinds with neither, fields deduced from the object (lists atomic).
 func typeConverter(info *resource.Info) (managedfields.TypeConverter, error) {
 	switch {
+	case info.ApplyTypes != nil:
+		return info.ApplyTypes, nil
 	case hasBuiltinSchema(info):
 		return builtinTypes, nil
-	case info.OpenAPISchema != nil:
-		return schemaTypeConverter(info)
 	}
 	return managedfields.NewDeducedTypeConverter(), nil
-}
-
-// schemaTypeConverter builds the converter from a custom resource's
-// published schema, with the fields every object has and the group,
-// version and kind the converter finds it by: metadata's own fields are
-// tracked as deduced, since the schema does not describe them.
-func schemaTypeConverter(info *resource.Info) (managedfields.TypeConverter, error) {
-	s := *info.OpenAPISchema
-	s.Properties = maps.Clone(s.Properties)
-	if s.Properties == nil {
-		s.Properties = map[string]spec.Schema{}
-	}
-	s.Properties["apiVersion"] = *spec.StringProperty()
-	s.Properties["kind"] = *spec.StringProperty()
-	meta := spec.MapProperty(nil)
-	meta.AddExtension("x-kubernetes-preserve-unknown-fields", true)
-	s.Properties["metadata"] = *meta
-	s.Extensions = maps.Clone(s.Extensions)
-	gvk := info.GroupVersionKind()
-	s.AddExtension("x-kubernetes-group-version-kind", []any{map[string]any{"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind}})
-	preserve, _ := s.Extensions.GetBool("x-kubernetes-preserve-unknown-fields")
-	tc, err := managedfields.NewTypeConverter(map[string]*spec.Schema{gvk.Kind: &s}, preserve)
-	if err != nil {
-		return nil, fmt.Errorf("the schema of %s for server-side apply: %w", gvk, err)
-	}
-	return tc, nil
 }
 
 // hasBuiltinSchema reports whether client-go publishes a schema for the

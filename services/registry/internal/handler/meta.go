@@ -151,8 +151,13 @@ func (q *request) validate(wr *write, obj, old *unstructured.Unstructured) error
 			}
 		}
 	} else {
-		errs = validateMeta(q.res, obj, old)
-		if q.res.Validate != nil {
+		if !q.res.ValidatesMeta {
+			errs = validateMeta(q.res, obj, old)
+		}
+		switch {
+		case q.info.Subresource == "status" && q.res.ValidateStatus != nil && old != nil:
+			errs = append(errs, q.res.ValidateStatus(obj, old)...)
+		case q.res.Validate != nil:
 			errs = append(errs, q.res.Validate(obj, old)...)
 		}
 	}

@@ -157,7 +157,10 @@ func (q *request) apply(wr *write, body []byte) error {
 	if err != nil {
 		return err
 	}
-	if wr.warnings, err = fieldProblems(wr.mode, strictErrs); err != nil {
+	// Kube applies before it reports unknown fields: an apply its type
+	// converter refuses fails as such whatever fieldValidation says.
+	problems := func() (err error) {
+		wr.warnings, err = fieldProblems(wr.mode, strictErrs)
 		return err
 	}
 	if intent.GetName() != q.info.Name {
@@ -176,6 +179,9 @@ func (q *request) apply(wr *write, body []byte) error {
 		empty.SetGroupVersionKind(q.res.GroupVersionKind())
 		applied, err := fm.Apply(empty, intent, wr.manager, force)
 		if err != nil {
+			return err
+		}
+		if err := problems(); err != nil {
 			return err
 		}
 		obj := applied.(*unstructured.Unstructured)
@@ -200,6 +206,9 @@ func (q *request) apply(wr *write, body []byte) error {
 		}
 		applied, err := fm.Apply(live.DeepCopy(), intent.DeepCopy(), wr.manager, force)
 		if err != nil {
+			return nil, err
+		}
+		if err := problems(); err != nil {
 			return nil, err
 		}
 		obj := applied.(*unstructured.Unstructured)

@@ -3,6 +3,9 @@ package kubetype
 // Every API group kube-apiserver serves registers its versions, internal
 // types, conversions and defaulters into legacyscheme.Scheme.
 import (
+	apiextensionsinstall "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
 	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
 	_ "k8s.io/kubernetes/pkg/apis/apiserverinternal/install"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
@@ -25,3 +28,8 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	_ "k8s.io/kubernetes/pkg/apis/storagemigration/install"
 )
+
+// apiextensions.k8s.io lives outside k8s.io/kubernetes, in its own scheme in
+// kube-apiserver; registered here too, CustomResourceDefinitions are
+// written through its strategy as the other kinds are through theirs.
+func init() { apiextensionsinstall.Install(legacyscheme.Scheme) }

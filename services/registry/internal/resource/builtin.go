@@ -1,8 +1,10 @@
 package resource
 
 import (
+	crdstrategy "k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	"k8s.io/kubernetes/pkg/registry/batch/job"
 	csr "k8s.io/kubernetes/pkg/registry/certificates/certificates"
@@ -96,15 +98,15 @@ func status(s rest.RESTUpdateStrategy) map[string]rest.RESTUpdateStrategy {
 }
 
 // extensions are the kinds of the API extension groups, whose types live
-// outside k8s.io/kubernetes: the registry's own validation serves them.
+// outside k8s.io/kubernetes: CRDs through apiextensions-apiserver's own
+// strategies, APIServices through the registry's own validation.
 func extensions() []*Info {
 	return []*Info{
-		{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition",
+		kube(&Info{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition",
 			Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
-			StatusSubresource: true, Generation: true,
-			Default: validation.DefaultCustomResourceDefinition, Validate: validation.ValidateCustomResourceDefinition,
-			MarkDeleted: validation.MarkCustomResourceDefinitionDeleted,
-			Columns:     printers.CustomResourceDefinition},
+			StatusSubresource: true, MarkDeleted: validation.MarkCustomResourceDefinitionDeleted,
+			Columns: printers.CustomResourceDefinition},
+			crdstrategy.NewStrategy(legacyscheme.Scheme), status(crdstrategy.NewStatusStrategy(legacyscheme.Scheme))),
 		{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService", Singular: "apiservice",
 			Categories: []string{"api-extensions"}, StatusSubresource: true, ConditionalUpdate: true,
 			Default: validation.DefaultAPIService, Validate: validation.ValidateAPIService, Columns: printers.APIService},

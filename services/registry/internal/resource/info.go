@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
@@ -88,10 +89,20 @@ type Info struct {
 	// Validate checks an object before it is written; old is nil on create.
 	// nil means only the generic ObjectMeta checks run.
 	Validate func(obj, old *unstructured.Unstructured) field.ErrorList
+	// ValidatesMeta means Validate checks ObjectMeta itself, as kube's
+	// customresource strategy does, so the generic checks do not run.
+	ValidatesMeta bool
+	// ValidateStatus, when set, replaces Validate for writes through the
+	// status subresource (custom resources: kube checks only status).
+	ValidateStatus func(obj, old *unstructured.Unstructured) field.ErrorList
 	// OpenAPISchema, for custom resources, is the schema published in the
 	// OpenAPI documents (kubectl explain); nil for built-in kinds, whose
 	// definitions are generated, or an open object when there is none.
 	OpenAPISchema *spec.Schema
+	// ApplyTypes, for custom resources, is how server-side apply sees the
+	// objects' fields (kube's, from the CRD's OpenAPI); nil for built-in
+	// kinds, whose schemas client-go publishes.
+	ApplyTypes managedfields.TypeConverter
 	// Prune, for custom resources, removes the fields the schema does not
 	// specify and returns their paths, which fieldValidation reports as
 	// unknown fields; nil for kinds whose Go type drops them.
@@ -122,8 +133,9 @@ type Info struct {
 
 	// Strategy, for a built-in kind, is kube's own type code (package
 	// kubetype): defaulting, what a write may set, validation, warnings and
-	// the Table. When set, Default, Validate, Columns, Generation and
-	// ConditionalUpdate are not used.
+	// the Table. When set, Default, Validate, Generation and
+	// ConditionalUpdate are not used, and Columns, when set, replace the
+	// Table (CRDs, printed by apiextensions' own convertor).
 	Strategy Strategy
 
 	// Allocator, when set, gives objects of the kind what they hold of a
@@ -187,10 +199,10 @@ type Strategy interface {
 // Table is how the resource prints as a meta.k8s.io Table.
 func (i *Info) Table() printers.Table {
 	switch {
-	case i.Strategy != nil:
-		return i.Strategy
 	case i.Columns != nil:
 		return printers.Columns(i.Columns)
+	case i.Strategy != nil:
+		return i.Strategy
 	}
 	return printers.Columns(printers.Default)
 }

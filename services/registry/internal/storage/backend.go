@@ -3,6 +3,7 @@ package storage
 import (
 	"cmp"
 	"context"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -38,6 +39,11 @@ type StoreOptions struct {
 	// Convert, when set, converts an object to another apiVersion between
 	// the two (a conversion webhook); nil rewrites apiVersion alone.
 	Convert Converter
+	// Read, when set, is applied to every object read from etcd, after
+	// conversion: kube's decoder prunes and defaults a custom resource
+	// with the served version's schema, so a default added to the schema
+	// shows on objects stored before it.
+	Read func(obj *unstructured.Unstructured)
 }
 
 // Converter returns obj converted to apiVersion; it may modify obj.
@@ -50,7 +56,7 @@ func (b *Backend) NewStore(info *resource.Info, opts StoreOptions) *Store {
 
 func (b *Backend) newStore(ctx context.Context, info *resource.Info, opts StoreOptions) *Store {
 	s := &Store{info: info, client: b.client, cache: newCache(b.client, info.KeyPrefix()), revs: b.revs,
-		versions: newVersions(info.APIVersion(), cmp.Or(opts.StorageVersion, info.StorageVersion()), storeConverter(info, opts)),
+		versions: newVersions(info.APIVersion(), cmp.Or(opts.StorageVersion, info.StorageVersion()), storeConverter(info, opts), opts.Read),
 		etcd:     b.metrics.timers(info.Group, info.Resource), lists: b.lists}
 	s.cache.versions = s.versions
 	if opts.TTL > 0 {

@@ -11,20 +11,25 @@ import (
 // stored at another: a custom resource served at several versions, whose
 // objects are all kept at the storage version and converted on the way in
 // and out, by rewriting apiVersion alone (kube's "None" conversion) or by
-// a Converter. A nil *versions stores what it serves.
+// a Converter, and what is done to every object read (read). A nil
+// *versions stores what it serves and reads it as it is.
 type versions struct {
 	served, stored string
 	convert        Converter
+	read           func(*unstructured.Unstructured)
 }
 
-func newVersions(served, stored string, convert Converter) *versions {
-	if stored == "" || stored == served {
+func newVersions(served, stored string, convert Converter, read func(*unstructured.Unstructured)) *versions {
+	if stored == "" {
+		stored = served
+	}
+	if stored == served && read == nil {
 		return nil
 	}
 	if convert == nil {
 		convert = rewrite
 	}
-	return &versions{served: served, stored: stored, convert: convert}
+	return &versions{served: served, stored: stored, convert: convert, read: read}
 }
 
 // rewrite converts by changing apiVersion alone.
@@ -48,12 +53,16 @@ func (v *versions) decode(value []byte, rev int64) (*Object, error) {
 			return nil, err
 		}
 	}
-	return NewObject(&unstructured.Unstructured{Object: m}, rev)
+	obj := &unstructured.Unstructured{Object: m}
+	if v.read != nil {
+		v.read(obj)
+	}
+	return NewObject(obj, rev)
 }
 
 // encode is what is written to etcd: the object at the stored version.
 func (v *versions) encode(obj *unstructured.Unstructured) ([]byte, error) {
-	if v == nil {
+	if v == nil || v.stored == v.served {
 		return encodeForStorage(obj)
 	}
 	stored, err := v.convert(obj.DeepCopy().Object, v.stored)

@@ -10,6 +10,9 @@ import (
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 )
 
+// defaultServicePort is the port of a backend service when none is given.
+const defaultServicePort = 443
+
 // Priority bounds of an APIService, as kube-aggregator sets them.
 const (
 	maxGroupPriority   = 20000

@@ -1,7 +1,9 @@
-// Package validation holds the server-side defaulting and validation of the
-// kinds of the API extension groups (CustomResourceDefinition, APIService),
-// whose types live outside k8s.io/kubernetes. Every other built-in kind is
-// defaulted and validated by kube's own code (package kubetype).
+// Package validation holds the server-side defaulting and validation of
+// APIServices, whose type lives outside k8s.io/kubernetes, and the CRD
+// bits the registry's own serving needs (what a delete sets, the schema
+// in OpenAPI form). Every other built-in kind, CustomResourceDefinitions
+// included, is defaulted and validated by kube's own code (package
+// kubetype).
 //
 // Each kind has up to two entry points, referenced from the resource table:
 //

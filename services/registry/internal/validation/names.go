@@ -19,17 +19,3 @@ func invalidEach(path *field.Path, value any, msgs []string) field.ErrorList {
 func dnsSubdomain(value string, path *field.Path) field.ErrorList {
 	return invalidEach(path, value, validation.IsDNS1123Subdomain(value))
 }
-
-// oneOf returns a NotSupported error when value is not among allowed, and a
-// Required error when it is empty, the pair kube uses for enum fields.
-func oneOf[T ~string](value T, path *field.Path, allowed ...T) field.ErrorList {
-	if value == "" {
-		return field.ErrorList{field.Required(path, "")}
-	}
-	for _, a := range allowed {
-		if value == a {
-			return nil
-		}
-	}
-	return field.ErrorList{field.NotSupported(path, value, allowed)}
-}

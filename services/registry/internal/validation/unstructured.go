@@ -45,34 +45,3 @@ func ensureMap(m map[string]any, key string) map[string]any {
 	m[key] = child
 	return child
 }
-
-// mapsAt returns the objects in the list at m[key], skipping entries that
-// are not objects. m may be nil.
-func mapsAt(m map[string]any, key string) []map[string]any {
-	if m == nil {
-		return nil
-	}
-	list, _ := m[key].([]any)
-	out := make([]map[string]any, 0, len(list))
-	for _, item := range list {
-		if child, ok := item.(map[string]any); ok {
-			out = append(out, child)
-		}
-	}
-	return out
-}
-
-// stringAt returns m[key] when it is a string.
-func stringAt(m map[string]any, key string) string {
-	if m == nil {
-		return ""
-	}
-	s, _ := m[key].(string)
-	return s
-}
-
-// listAt returns the list at m[key], or nil.
-func listAt(m map[string]any, key string) []any {
-	list, _ := m[key].([]any)
-	return list
-}
