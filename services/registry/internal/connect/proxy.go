@@ -29,7 +29,7 @@ func (h *Handler) proxyPod(ctx context.Context, w http.ResponseWriter, r *http.R
 		return err
 	}
 	location.Path = net.JoinPreservingTrailingSlash(location.Path, opts.Path)
-	upgradeProxy(location, transport, true, false).ServeHTTP(w, outgoing(r))
+	upgradeProxy(location, transport, true, false).ServeHTTP(hijackable{w}, outgoing(r))
 	return nil
 }
 
@@ -45,7 +45,7 @@ func (h *Handler) proxyNode(ctx context.Context, w http.ResponseWriter, r *http.
 		return err
 	}
 	location.Path = net.JoinPreservingTrailingSlash(location.Path, opts.Path)
-	upgradeProxy(location, transport, true, false).ServeHTTP(w, outgoing(r))
+	upgradeProxy(location, transport, true, false).ServeHTTP(hijackable{w}, outgoing(r))
 	return nil
 }
 

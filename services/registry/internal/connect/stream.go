@@ -69,7 +69,7 @@ func (h *Handler) stream(ctx context.Context, w http.ResponseWriter, r *http.Req
 			handler = translator.NewTranslatingHandler(upgrade, translator.NewTunnelingHandler(upgrade), wsstream.IsWebSocketRequestWithTunnelingProtocol)
 		}
 	}
-	handler.ServeHTTP(w, outgoing(r))
+	handler.ServeHTTP(hijackable{w}, outgoing(r))
 	return nil
 }
 
