@@ -119,7 +119,7 @@ func checkKubeletSubresources(t *testing.T, srv kubeletServer) {
 		}
 	})
 	t.Run("port-forward", func(t *testing.T) {
-		stream := (&framework.Registry{Kubeconfig: admin}).StartKubectl(t, "port-forward", "pod/web", "127.0.0.1:0:8080")
+		stream := (&framework.Registry{Kubeconfig: admin}).StartKubectl(t, "port-forward", "--address=127.0.0.1", "pod/web", ":8080")
 		line := stream.WaitFor(t, 20*time.Second, "Forwarding", "from")
 		m := regexp.MustCompile(`127\.0\.0\.1:(\d+)`).FindStringSubmatch(line)
 		if m == nil {
@@ -181,7 +181,13 @@ func seedKubeletObjects(t *testing.T, c *kubernetes.Clientset, port, deadPort in
 		no := false
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{NodeName: node, AutomountServiceAccountToken: &no,
 			Containers: []corev1.Container{{Name: "app", Image: "app", Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}}
-		if _, err := c.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		created, err := c.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// kubectl port-forward wants a running pod.
+		created.Status.Phase = corev1.PodRunning
+		if _, err := c.CoreV1().Pods("default").UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

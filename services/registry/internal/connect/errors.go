@@ -13,6 +13,9 @@ import (
 // whose message is the error's text with no reason, which is what kube's
 // ErrorToAPIStatus makes of an error that is not a Status.
 func AsStatus(err error) error {
+	if err == nil {
+		return nil
+	}
 	var api apierrors.APIStatus
 	if errors.As(err, &api) {
 		return err
