@@ -18,6 +18,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/registry/internal/kubelet"
 	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
@@ -40,6 +41,12 @@ func main() {
 			"(the default ServiceCIDR \"kubernetes\"); its first address is the kubernetes Service's")
 	fs.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", serviceip.DefaultServiceNodePortRange,
 		"port range NodePort and LoadBalancer Services' node ports are allocated from")
+	fs.StringSliceVar(&cfg.Kubelet.PreferredAddressTypes, "kubelet-preferred-address-types", kubelet.DefaultPreferredAddressTypes,
+		"List of the preferred NodeAddressTypes to use for kubelet connections.")
+	fs.StringVar(&cfg.Kubelet.CertFile, "kubelet-client-certificate", "", "Path to a client cert file for TLS.")
+	fs.StringVar(&cfg.Kubelet.KeyFile, "kubelet-client-key", "", "Path to a client key file for TLS.")
+	fs.StringVar(&cfg.Kubelet.CAFile, "kubelet-certificate-authority", "",
+		"Path to a cert file for the certificate authority; without it kubelets' serving certificates are not verified, as in kube.")
 	identityKeys := fs.String("identity-public-key-file", "",
 		"PEM file of the aggregator's public key(s): every request but health checks must carry its signed identity assertion")
 	fs.StringVar(&cfg.IdentityIssuer, "identity-issuer", registry.DefaultIdentityIssuer, "issuer the aggregator's assertions name")

@@ -24,12 +24,6 @@ import (
 // once the resource is served.
 var notYetServed = map[string]string{
 	"v1/componentstatuses": "ComponentStatus (kube-apiserver probing the scheduler, controller-manager and etcd) is not implemented",
-	"v1/nodes/proxy":       "proxying to a kubelet is not implemented",
-	"v1/pods/attach":       "attach needs a connection to the kubelet, not implemented",
-	"v1/pods/exec":         "exec needs a connection to the kubelet, not implemented",
-	"v1/pods/log":          "logs need a connection to the kubelet, not implemented",
-	"v1/pods/portforward":  "port forwarding needs a connection to the kubelet, not implemented",
-	"v1/pods/proxy":        "proxying to a pod is not implemented",
 	"v1/services/proxy":    "proxying to a service is not implemented",
 }
 

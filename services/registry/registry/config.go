@@ -18,6 +18,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
+	"github.com/kubesplit/kubesplit/services/registry/internal/kubelet"
 	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 )
 
@@ -80,6 +81,9 @@ type Config struct {
 	// every namespace as the ConfigMap kube-root-ca.crt. Empty publishes
 	// none.
 	RootCAFile string
+	// Kubelet says how kubelets are reached for pods/log, exec, attach,
+	// portforward and nodes/proxy (kube-apiserver's --kubelet-* flags).
+	Kubelet kubelet.Config
 }
 
 // DefaultIdentityIssuer is the issuer of the aggregator's assertions.

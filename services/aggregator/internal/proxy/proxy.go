@@ -8,6 +8,8 @@ import (
 	"net/http/httputil"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
@@ -56,6 +58,7 @@ type Proxy struct {
 	bufferBody int64
 	buffered   *httputil.ReverseProxy
 	streaming  *httputil.ReverseProxy // for watches and other long-running requests
+	upgrading  *httputil.ReverseProxy // for requests that upgrade the connection, over HTTP/1.1
 }
 
 // New returns a proxy to cfg.Upstream.
@@ -72,18 +75,15 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	var transport http.RoundTripper = gate{next: cfg.Upstream.Transport()}
-	if cfg.Instrument != nil {
-		transport = cfg.Instrument(transport)
-	}
 	p := &Proxy{
 		up: cfg.Upstream, decorate: cfg.Decorate, log: cfg.Log,
 		retryAfter: cfg.RetryAfter,
-		transport:  transport,
+		transport:  instrument(cfg, cfg.Upstream.Transport()),
 		bufferBody: cfg.BufferBody,
 	}
-	p.buffered = p.reverseProxy(0)
-	p.streaming = p.reverseProxy(-1)
+	p.buffered = p.reverseProxy(p.transport, 0)
+	p.streaming = p.reverseProxy(p.transport, -1)
+	p.upgrading = p.reverseProxy(instrument(cfg, cfg.Upstream.UpgradeTransport()), -1)
 	return p, nil
 }
 
@@ -91,10 +91,10 @@ func New(cfg Config) (*Proxy, error) {
 // flushes at once when a response has no length, as a watch has none; a
 // negative flushInterval says so for long-running requests whatever their
 // headers.
-func (p *Proxy) reverseProxy(flushInterval time.Duration) *httputil.ReverseProxy {
+func (p *Proxy) reverseProxy(transport http.RoundTripper, flushInterval time.Duration) *httputil.ReverseProxy {
 	return &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
-		Transport:      tracing.Transport(p.transport),
+		Transport:      tracing.Transport(transport),
 		FlushInterval:  flushInterval,
 		ModifyResponse: keepBackendAuditID,
 		ErrorHandler:   p.handleError,
@@ -115,11 +115,32 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !p.readBody(w, r) {
 		return
 	}
+	if isUpgrade(r) {
+		// ReverseProxy passes the upgraded connection through both ways.
+		p.upgrading.ServeHTTP(w, r)
+		return
+	}
 	if isLongRunning(r) {
 		p.streaming.ServeHTTP(w, r)
 		return
 	}
 	p.buffered.ServeHTTP(w, r)
+}
+
+// instrument is rt behind the gate, wrapped as cfg.Instrument says.
+func instrument(cfg Config, rt http.RoundTripper) http.RoundTripper {
+	var transport http.RoundTripper = gate{next: rt}
+	if cfg.Instrument != nil {
+		transport = cfg.Instrument(transport)
+	}
+	return transport
+}
+
+// isUpgrade reports whether r asks to upgrade its connection
+// (Connection: Upgrade with an Upgrade header), as kubectl exec, attach
+// and port-forward do.
+func isUpgrade(r *http.Request) bool {
+	return r.Header.Get("Upgrade") != "" && httpguts.HeaderValuesContainsToken(r.Header["Connection"], "upgrade")
 }
 
 // isLongRunning applies the aggregator's own rule (requestinfo.IsLongRunning),

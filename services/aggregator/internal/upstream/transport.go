@@ -78,3 +78,26 @@ func (t *nameTransport) CloseIdleConnections() {
 		c.CloseIdleConnections()
 	}
 }
+
+// http1Only is rt made to speak HTTP/1.1 only, when it is an
+// *http.Transport (nil meaning a default one); any other RoundTripper is
+// the caller's and is kept as it is.
+func http1Only(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	base, ok := rt.(*http.Transport)
+	if !ok {
+		return rt
+	}
+	t := base.Clone()
+	t.ForceAttemptHTTP2 = false
+	t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	if t.TLSClientConfig != nil {
+		t.TLSClientConfig.NextProtos = []string{"http/1.1"}
+	}
+	if rt == http.DefaultTransport {
+		t.MaxIdleConnsPerHost = maxIdlePerEndpoint
+	}
+	return t
+}

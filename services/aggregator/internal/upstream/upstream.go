@@ -29,6 +29,9 @@ type Endpoint struct {
 type Upstream struct {
 	settings
 	transport http.RoundTripper
+	// upgrading carries upgrade requests (exec, attach, port-forward):
+	// HTTP/1.1 only, since an HTTP/2 connection cannot be upgraded.
+	upgrading http.RoundTripper
 	next      atomic.Uint64 // round-robin position
 	snap      atomic.Pointer[snapshot]
 
@@ -66,6 +69,7 @@ func New(cfg Config) (*Upstream, error) {
 	}
 	u := &Upstream{settings: s, resolved: make([][]string, len(s.sources)), ticker: realTicker}
 	u.transport = newTransport(cfg.Transport, u.serverName)
+	u.upgrading = newTransport(http1Only(cfg.Transport), u.serverName)
 	u.snap.Store(&snapshot{})
 	return u, nil
 }
@@ -77,6 +81,12 @@ func (u *Upstream) Name() string { return u.name }
 // upstream's endpoints should use: Config.Transport, made to verify each
 // endpoint's TLS certificate against its DNS name.
 func (u *Upstream) Transport() http.RoundTripper { return u.transport }
+
+// UpgradeTransport is Transport for requests that upgrade their
+// connection (SPDY, WebSocket): the same, over HTTP/1.1 only. net/http
+// sends only a WebSocket upgrade over HTTP/1.1 by itself; kubectl's SPDY
+// exec and port-forward would otherwise go out over HTTP/2 and fail.
+func (u *Upstream) UpgradeTransport() http.RoundTripper { return u.upgrading }
 
 // Pick returns the next healthy endpoint in round-robin order, or
 // ErrNoEndpoint when none is healthy.

@@ -19,6 +19,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
+	"github.com/kubesplit/kubesplit/services/registry/internal/connect"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
@@ -39,7 +40,14 @@ type Handler struct {
 	// closing is closed when the server shuts down, ending every watch.
 	closing  chan struct{}
 	closeOne sync.Once
+	// connect serves the subresources that reach a kubelet or a pod;
+	// nil leaves them unserved (404).
+	connect *connect.Handler
 }
+
+// SetConnect has h serve pods/log, exec, attach, portforward and proxy and
+// nodes/proxy with c.
+func (h *Handler) SetConnect(c *connect.Handler) { h.connect = c }
 
 // Shutdown ends every watch, so the HTTP server can drain.
 func (h *Handler) Shutdown() { h.closeOne.Do(func() { close(h.closing) }) }
@@ -102,7 +110,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The aggregator authorized what the path reads as; a path whose scope
 	// is not the resource's (a cluster-scoped resource under a namespace)
 	// names no object, so nothing is served for it.
-	if !ok || len(info.Parts) > 3 || (info.Subresource != "" && !s.Info().HasSubresource(info.Subresource)) ||
+	// A proxy subresource takes a path of its own after /proxy.
+	if !ok || (len(info.Parts) > 3 && info.Subresource != "proxy") || (info.Subresource != "" && !s.Info().HasSubresource(info.Subresource)) ||
 		!info.ScopeMatches(s.Info().Namespaced) {
 		apierror.Write(w, apierror.NotFoundPath(r.Method))
 		return
@@ -135,6 +144,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve answers the request: by the code of its action when it has one,
 // else by verb.
 func (q *request) serve() error {
+	if q.h.connect != nil && q.res.Group == "" && connect.Serves(q.res.Resource, q.info.Subresource) {
+		return connect.AsStatus(q.h.connect.Serve(q.w, q.r, q.info))
+	}
 	verbs := q.res.ServedVerbs
 	if a, ok := q.res.Action(q.info.Subresource); ok {
 		verbs = a.Verbs

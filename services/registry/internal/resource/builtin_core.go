@@ -19,6 +19,10 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 )
 
+// proxyVerbs are the verbs kube's discovery lists for the proxy
+// subresources, which take every HTTP method.
+var proxyVerbs = []string{"create", "delete", "get", "patch", "update"}
+
 // core is the legacy group, served at /api/v1.
 func core() []*Info {
 	return []*Info{
@@ -46,6 +50,12 @@ func core() []*Info {
 			Actions: []Action{
 				{Name: "binding", Kind: "Binding", Verbs: []string{"create"}},
 				{Name: "eviction", Group: "policy", Version: "v1", Kind: "Eviction", Verbs: []string{"create"}},
+				// Served by package connect, through the pod's kubelet.
+				{Name: "attach", Kind: "PodAttachOptions", Verbs: []string{"create", "get"}},
+				{Name: "exec", Kind: "PodExecOptions", Verbs: []string{"create", "get"}},
+				{Name: "log", Kind: "Pod", Verbs: []string{"get"}},
+				{Name: "portforward", Kind: "PodPortForwardOptions", Verbs: []string{"create", "get"}},
+				{Name: "proxy", Kind: "PodProxyOptions", Verbs: proxyVerbs},
 			}},
 			pod.Strategy, map[string]rest.RESTUpdateStrategy{"status": pod.StatusStrategy,
 				"ephemeralcontainers": pod.EphemeralContainersStrategy, "resize": pod.ResizeStrategy}),
@@ -62,9 +72,10 @@ func core() []*Info {
 			ShortNames: []string{"quota"}, StatusSubresource: true},
 			resourcequota.Strategy, status(resourcequota.StatusStrategy)),
 		// Nodes take status on create too (the kubelet registers with it);
-		// kube's node strategy keeps it. nodes/proxy is not served here.
+		// kube's node strategy keeps it. nodes/proxy reaches the kubelet.
 		kube(&Info{Version: "v1", Resource: "nodes", Kind: "Node", Singular: "node",
-			ShortNames: []string{"no"}, StatusSubresource: true},
+			ShortNames: []string{"no"}, StatusSubresource: true,
+			Actions: []Action{{Name: "proxy", Kind: "NodeProxyOptions", Verbs: proxyVerbs}}},
 			nodes.Strategy, status(nodes.StatusStrategy)),
 		kube(&Info{Version: "v1", Resource: "persistentvolumes", Kind: "PersistentVolume", Singular: "persistentvolume",
 			ShortNames: []string{"pv"}, StatusSubresource: true},

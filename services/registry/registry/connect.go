@@ -1,0 +1,57 @@
+package registry
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/observe"
+	"github.com/kubesplit/kubesplit/services/registry/internal/connect"
+	"github.com/kubesplit/kubesplit/services/registry/internal/kubelet"
+	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
+)
+
+// serveConnect has the handler serve the subresources that reach a
+// kubelet or a pod (pods/log, exec, attach, portforward, proxy;
+// nodes/proxy), finding kubelets as cfg.Kubelet says.
+func (s *Server) serveConnect(cfg Config) error {
+	c := connect.Config{
+		Pods:  s.store(schema.GroupVersionResource{Version: "v1", Resource: "pods"}),
+		Nodes: s.store(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}),
+	}
+	kubelets, err := kubelet.New(cfg.Kubelet, connect.NodeGetter(c.Nodes))
+	if err != nil {
+		return err
+	}
+	c.Kubelets = kubelets
+	if cfg.RESTConfig != nil {
+		// The create check of a WebSocket exec asks authz through the
+		// aggregator with the registry's own credentials, as /metrics does.
+		d, err := observe.DelegateTo(cfg.RESTConfig)
+		if err != nil {
+			return err
+		}
+		a, err := authz.NewWebhookClient(authz.WebhookConfig{URL: strings.TrimSuffix(d.URL, "/") + authz.SubjectAccessReviewPath, HTTPClient: d.Client})
+		if err != nil {
+			return err
+		}
+		c.Authorizer = a
+	}
+	h, err := connect.New(c)
+	if err != nil {
+		return err
+	}
+	s.handler.SetConnect(h)
+	return nil
+}
+
+// store is the built-in store of gvr.
+func (s *Server) store(gvr schema.GroupVersionResource) *storage.Store {
+	for _, st := range s.stores {
+		if st.Info().GroupVersionResource() == gvr {
+			return st
+		}
+	}
+	return nil
+}
