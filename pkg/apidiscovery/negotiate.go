@@ -114,3 +114,24 @@ func NotAcceptable() error {
 		Message: "only the following media types are accepted: " + strings.Join(supported, ", "),
 	}}
 }
+
+// legacyAPINotAcceptable is the 406 of kube's legacy /api, which go-restful
+// serves: its message names the media types the route produces.
+func legacyAPINotAcceptable() error {
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusNotAcceptable, Reason: metav1.StatusReasonNotAcceptable,
+		Message: "406: Not Acceptable\n\nAvailable representations: " + strings.Join(supported, ", "),
+	}}
+}
+
+// asksDiscoveryGroup reports whether an Accept header asks for any
+// apidiscovery.k8s.io document (v2 or another version), which kube's
+// aggregated discovery handler answers rather than the legacy one.
+func asksDiscoveryGroup(accept string) bool {
+	for _, c := range goautoneg.ParseAccept(accept) {
+		if c.Params["g"] == "apidiscovery.k8s.io" {
+			return true
+		}
+	}
+	return false
+}

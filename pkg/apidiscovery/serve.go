@@ -17,6 +17,11 @@ func Serve(legacy http.Handler, aggregated Source) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		out, err := Negotiate(r.Header.Get("Accept"))
 		if err != nil {
+			if r.URL.Path == "/api" && !asksDiscoveryGroup(r.Header.Get("Accept")) {
+				// Kube hands such a request to the legacy /api, a
+				// go-restful route, which words its 406 its own way.
+				err = legacyAPINotAcceptable()
+			}
 			apierror.Write(w, err)
 			return
 		}

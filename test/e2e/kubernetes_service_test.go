@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
@@ -216,6 +217,10 @@ func compareShapes(t *testing.T, kube, ours kubernetes.Interface) {
 	check("EndpointSlice label values", kl.Labels, sl.Labels)
 	check("EndpointSlice addressType", kl.AddressType, sl.AddressType)
 	check("EndpointSlice port", *kl.Ports[0].Name+string(*kl.Ports[0].Protocol), *sl.Ports[0].Name+string(*sl.Ports[0].Protocol))
-	check("EndpointSlice conditions", kl.Endpoints[0].Conditions, sl.Endpoints[0].Conditions)
+	conditions := func(c discoveryv1.EndpointConditions) string {
+		b, _ := json.Marshal(c)
+		return string(b)
+	}
+	check("EndpointSlice conditions", conditions(kl.Endpoints[0].Conditions), conditions(sl.Endpoints[0].Conditions))
 	check("EndpointSlice owners", kl.OwnerReferences, sl.OwnerReferences)
 }

@@ -78,8 +78,26 @@ func versionDiscovery(gv schema.GroupVersion, infos []*resource.Info) (apidiscov
 		for j := range r.Subresources {
 			setGroupVersion(r.Subresources[j].ResponseKind, gv)
 		}
+		kubeCustomResourceOrder(r)
 	}
 	return v, nil
+}
+
+// customResourceVerbs are a custom resource's verbs in the order kube's
+// CRD discovery controller lists them.
+var customResourceVerbs = []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+
+// kubeCustomResourceOrder puts a custom resource's verbs and subresources
+// in kube's order: its verbs as the CRD discovery controller lists them,
+// status before scale.
+func kubeCustomResourceOrder(r *apidiscoveryv2.APIResourceDiscovery) {
+	if slices.Equal(slices.Sorted(slices.Values(r.Verbs)), slices.Sorted(slices.Values(customResourceVerbs))) {
+		r.Verbs = slices.Clone(customResourceVerbs)
+	}
+	rank := map[string]int{"status": 0, "scale": 1}
+	slices.SortStableFunc(r.Subresources, func(a, b apidiscoveryv2.APISubresourceDiscovery) int {
+		return rank[a.Subresource] - rank[b.Subresource]
+	})
 }
 
 // setGroupVersion names gv in a responseKind that names none.

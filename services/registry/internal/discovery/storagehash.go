@@ -31,6 +31,8 @@ var storageOverrides = []schema.GroupVersionResource{
 	{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "compositepodgroups"},
 	{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictions"},
 	{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictionrequests"},
+	// apiextensions-apiserver's own storage codec keeps CRDs at v1beta1.
+	{Group: "apiextensions.k8s.io", Version: "v1beta1", Resource: "customresourcedefinitions"},
 }
 
 // encoding decides storage versions as kube-apiserver v1.37's storage

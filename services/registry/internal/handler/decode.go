@@ -89,6 +89,10 @@ func decodeObject(info *resource.Info, media string, body []byte, mode string) (
 		return nil, nil, err
 	}
 	warnings, err := fieldProblems(mode, append(strictErrs, moreErrs...))
+	if err != nil {
+		// Kube says which kind the body could not be read as.
+		err = apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", info.Kind, info.Version, info.Kind, err.Error()))
+	}
 	return obj, warnings, err
 }
 

@@ -8,6 +8,7 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -166,9 +167,13 @@ func (q *request) apply(wr *write, body []byte) error {
 	if intent.GetName() != q.info.Name {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", intent.GetName(), q.info.Name))
 	}
+	// The intent is applied as sent: kube names its namespace in errors
+	// only when the body gives one, and sets it on the object after.
+	bodyNamespace := intent.GetNamespace()
 	if err := q.matchNamespace(intent); err != nil {
 		return err
 	}
+	intent.SetNamespace(bodyNamespace)
 	fm, err := q.h.fields.get(q.res, q.info.Subresource)
 	if err != nil {
 		return err
@@ -179,12 +184,15 @@ func (q *request) apply(wr *write, body []byte) error {
 		empty.SetGroupVersionKind(q.res.GroupVersionKind())
 		applied, err := fm.Apply(empty, intent, wr.manager, force)
 		if err != nil {
-			return err
+			return asStatus(err)
 		}
 		if err := problems(); err != nil {
 			return err
 		}
 		obj := applied.(*unstructured.Unstructured)
+		if err := q.matchNamespace(obj); err != nil {
+			return err
+		}
 		if err := q.prepareCreate(obj); err != nil {
 			return err
 		}
@@ -206,12 +214,15 @@ func (q *request) apply(wr *write, body []byte) error {
 		}
 		applied, err := fm.Apply(live.DeepCopy(), intent.DeepCopy(), wr.manager, force)
 		if err != nil {
-			return nil, err
+			return nil, asStatus(err)
 		}
 		if err := problems(); err != nil {
 			return nil, err
 		}
 		obj := applied.(*unstructured.Unstructured)
+		if err := q.matchNamespace(obj); err != nil {
+			return nil, err
+		}
 		if err := q.prepareUpdated(obj, live); err != nil {
 			return nil, err
 		}
@@ -222,4 +233,18 @@ func (q *request) apply(wr *write, body []byte) error {
 		return err
 	}
 	return q.finish(wr, http.StatusOK, stored)
+}
+
+// asStatus is err as kube answers an error its code did not give a
+// status: a 500 whose message is the error's alone, with no reason (an
+// apply the type converter refuses: "failed to create typed patch object
+// (…): .spec.x: field not declared in schema").
+func asStatus(err error) error {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return err
+	}
+	return &apierrors.StatusError{ErrStatus: metav1.Status{
+		Status: metav1.StatusFailure, Code: http.StatusInternalServerError, Reason: metav1.StatusReasonUnknown, Message: err.Error(),
+	}}
 }
