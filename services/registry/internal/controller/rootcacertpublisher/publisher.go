@@ -13,10 +13,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/pernamespace"
 )
@@ -57,14 +55,9 @@ func New(o Options) (*Publisher, error) {
 		return nil, errors.New("root CA publisher: Client and RootCA are required")
 	}
 	p := &Publisher{client: o.Client, data: map[string]string{DataKey: string(o.RootCA)}}
-	configMaps := coreinformers.NewFilteredConfigMapInformer(o.Client, metav1.NamespaceAll, pernamespace.Resync,
-		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-		func(lo *metav1.ListOptions) {
-			lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", ConfigMapName).String()
-		})
 	var err error
 	p.Controller, err = pernamespace.New(pernamespace.Options{
-		Name: "root-ca-cert-publisher", Client: o.Client, Objects: configMaps, ObjectName: ConfigMapName, Sync: p.sync, Log: o.Log,
+		Name: "root-ca-cert-publisher", Client: o.Client, NewInformer: coreinformers.NewFilteredConfigMapInformer, ObjectName: ConfigMapName, Sync: p.sync, Log: o.Log,
 	})
 	return p, err
 }

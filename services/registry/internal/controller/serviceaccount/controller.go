@@ -10,10 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/pernamespace"
 )
@@ -45,15 +43,9 @@ func New(o Options) (*Controller, error) {
 		o.Log = slog.Default()
 	}
 	c := &Controller{client: o.Client, log: o.Log}
-	// Only the accounts this controller makes need caching.
-	accounts := coreinformers.NewFilteredServiceAccountInformer(o.Client, metav1.NamespaceAll, pernamespace.Resync,
-		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-		func(lo *metav1.ListOptions) {
-			lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", DefaultName).String()
-		})
 	var err error
 	c.Controller, err = pernamespace.New(pernamespace.Options{
-		Name: "serviceaccount", Client: o.Client, Objects: accounts, ObjectName: DefaultName, Sync: c.sync, Log: o.Log,
+		Name: "serviceaccount", Client: o.Client, NewInformer: coreinformers.NewFilteredServiceAccountInformer, ObjectName: DefaultName, Sync: c.sync, Log: o.Log,
 	})
 	return c, err
 }

@@ -14,7 +14,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/informers/internalinterfaces"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -36,9 +39,10 @@ type Options struct {
 	Name string
 	// Client watches namespaces. Required.
 	Client kubernetes.Interface
-	// Objects is an informer of the kept objects across namespaces; it
-	// may hold only the one name (a field selector). Required.
-	Objects cache.SharedIndexInformer
+	// NewInformer makes an informer of the kept kind across namespaces
+	// (client-go's NewFiltered<Kind>Informer); New narrows it to
+	// ObjectName with a field selector. Required.
+	NewInformer NewInformer
 	// ObjectName is the name of the object kept in every namespace.
 	ObjectName string
 	// Sync is called for each live namespace to sync. Required.
@@ -47,9 +51,14 @@ type Options struct {
 	Log *slog.Logger
 }
 
+// NewInformer is the shape of client-go's NewFiltered<Kind>Informer.
+type NewInformer func(client kubernetes.Interface, namespace string, resync time.Duration,
+	indexers cache.Indexers, tweak internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer
+
 // Controller runs Sync for every live namespace.
 type Controller struct {
 	opts       Options
+	objects    cache.SharedIndexInformer
 	namespaces cache.SharedIndexInformer
 	nsLister   corelisters.NamespaceLister
 	queue      *worker.Queue[string]
@@ -57,8 +66,8 @@ type Controller struct {
 
 // New builds a controller; nothing runs until Run.
 func New(o Options) (*Controller, error) {
-	if o.Client == nil || o.Objects == nil || o.Sync == nil || o.ObjectName == "" {
-		return nil, errors.New(o.Name + " controller: Client, Objects, ObjectName and Sync are required")
+	if o.Client == nil || o.NewInformer == nil || o.Sync == nil || o.ObjectName == "" {
+		return nil, errors.New(o.Name + " controller: Client, NewInformer, ObjectName and Sync are required")
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -66,7 +75,13 @@ func New(o Options) (*Controller, error) {
 	c := &Controller{
 		opts:       o,
 		namespaces: coreinformers.NewNamespaceInformer(o.Client, Resync, cache.Indexers{}),
-		queue:      worker.New[string](o.Log, worker.Options{Name: o.Name, Workers: 2}),
+		// Only the kept objects need caching.
+		objects: o.NewInformer(o.Client, metav1.NamespaceAll, Resync,
+			cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+			func(lo *metav1.ListOptions) {
+				lo.FieldSelector = fields.OneTermEqualSelector("metadata.name", o.ObjectName).String()
+			}),
+		queue: worker.New[string](o.Log, worker.Options{Name: o.Name, Workers: 2}),
 	}
 	c.nsLister = corelisters.NewNamespaceLister(c.namespaces.GetIndexer())
 	if _, err := c.namespaces.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -75,7 +90,7 @@ func New(o Options) (*Controller, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if _, err := o.Objects.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	if _, err := c.objects.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(_, obj any) { c.objectChanged(obj) },
 		DeleteFunc: c.objectChanged,
 	}); err != nil {
@@ -107,8 +122,8 @@ func (c *Controller) objectChanged(obj any) {
 // ends.
 func (c *Controller) Run(ctx context.Context) error {
 	go c.namespaces.RunWithContext(ctx)
-	go c.opts.Objects.RunWithContext(ctx)
-	if !cache.WaitForCacheSync(ctx.Done(), c.namespaces.HasSynced, c.opts.Objects.HasSynced) {
+	go c.objects.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), c.namespaces.HasSynced, c.objects.HasSynced) {
 		return ctx.Err()
 	}
 	c.opts.Log.Info(c.opts.Name + " controller started")
@@ -135,7 +150,7 @@ func (c *Controller) sync(ctx context.Context, namespace string) error {
 	if Terminating(ns) {
 		return nil
 	}
-	existing, found, err := c.opts.Objects.GetIndexer().GetByKey(namespace + "/" + c.opts.ObjectName)
+	existing, found, err := c.objects.GetIndexer().GetByKey(namespace + "/" + c.opts.ObjectName)
 	if err != nil {
 		return err
 	}
