@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -49,18 +48,7 @@ func discoveryServer(t *testing.T, name string, aggregated bool, gvs ...string) 
 		}
 	}))
 	t.Cleanup(srv.Close)
-	up, err := upstream.New(upstream.Config{Name: name, URLs: []string{srv.URL}, Log: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	_ = up.Resolve(ctx)
-	p, err := proxy.New(proxy.Config{Upstream: up, Log: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return proxyTo(t, name, srv.URL)
 }
 
 func TestAggregatedGroupList(t *testing.T) {

@@ -42,17 +42,25 @@ func newDocumented(t *testing.T, name string, docs map[string]any) *documented {
 		_ = json.NewEncoder(w).Encode(doc)
 	}))
 	t.Cleanup(srv.Close)
-	up, err := upstream.New(upstream.Config{Name: name, URLs: []string{srv.URL}, Log: quiet})
+	d.proxy = proxyTo(t, name, srv.URL)
+	return d
+}
+
+// proxyTo is a proxy to the upstream name served at url, resolved.
+func proxyTo(t *testing.T, name, url string) *proxy.Proxy {
+	t.Helper()
+	up, err := upstream.New(upstream.Config{Name: name, URLs: []string{url}, Log: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	_ = up.Resolve(ctx)
-	if d.proxy, err = proxy.New(proxy.Config{Upstream: up, Log: quiet}); err != nil {
+	p, err := proxy.New(proxy.Config{Upstream: up, Log: quiet})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return d
+	return p
 }
 
 func resourceList(gv string, names ...string) *metav1.APIResourceList {
