@@ -17,11 +17,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -73,8 +76,10 @@ func TestKubeletSubresourcesAsKube(t *testing.T) {
 				return k.Kubeconfig(t)
 			}},
 	}
+	podPort := pod.Listener.Addr().(*net.TCPAddr).Port
 	for _, srv := range servers {
 		seedKubeletObjects(t, srv.client, kubelet.Port, deadPort)
+		seedServiceProxyObjects(t, srv.client, podPort)
 	}
 	for _, srv := range servers {
 		t.Run(srv.name, func(t *testing.T) { checkKubeletSubresources(t, srv) })
@@ -87,6 +92,10 @@ func TestKubeletSubresourcesAsKube(t *testing.T) {
 			"/api/v1/namespaces/default/pods/lost/log",
 			"/api/v1/namespaces/default/pods/web/proxy/",
 			"/api/v1/nodes/node-a/proxy/healthz",
+			"/api/v1/namespaces/default/services/unbacked/proxy/",
+			"/api/v1/namespaces/default/services/backed:81/proxy/",
+			"/api/v1/namespaces/default/services/nope/proxy/",
+			"/api/v1/namespaces/default/services/a:b:c:d/proxy/",
 		} {
 			code0, status0 := getStatus(t, servers[0], path)
 			code1, status1 := getStatus(t, servers[1], path)
@@ -135,6 +144,16 @@ func checkKubeletSubresources(t *testing.T, srv kubeletServer) {
 			t.Fatalf("through the forwarded port: %q", body)
 		}
 		stream.Stop()
+	})
+	t.Run("service proxy", func(t *testing.T) {
+		// By port name and by number; kube reads EndpointSlices from an
+		// informer, so the first answers may come before it has them.
+		for _, path := range []string{"/api/v1/namespaces/default/services/backed:http/proxy/", "/api/v1/namespaces/default/services/http:backed:80/proxy/"} {
+			polltest.Until(t, 20*time.Second, path, func() bool {
+				code, body := getBody(t, srv, path)
+				return code == http.StatusOK && body == "hello from the pod\n"
+			})
+		}
 	})
 	t.Run("no such container", func(t *testing.T) {
 		out, err := kubectlRun(admin, "logs", "web", "-c", "nope")
@@ -204,16 +223,44 @@ func seedKubeletObjects(t *testing.T, c *kubernetes.Clientset, port, deadPort in
 	}
 }
 
-func podRV(t *testing.T, c *kubernetes.Clientset, name string) string {
-	p, err := c.CoreV1().Pods("default").Get(context.Background(), name, metav1.GetOptions{})
+// seedServiceProxyObjects creates a Service "backed" whose EndpointSlice
+// names a pod at the test pod's address, and a Service "unbacked" whose
+// EndpointSlice names an address no pod holds, which a service proxy must
+// not reach.
+func seedServiceProxyObjects(t *testing.T, c *kubernetes.Clientset, podPort int) {
+	ctx := context.Background()
+	no := false
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "backend"}, Spec: corev1.PodSpec{NodeName: "node-a", AutomountServiceAccountToken: &no,
+		Containers: []corev1.Container{{Name: "app", Image: "app"}}}}
+	created, err := c.CoreV1().Pods("default").Create(ctx, p, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.ResourceVersion
+	created.Status.Phase = corev1.PodRunning
+	created.Status.PodIP = "127.0.0.1"
+	created.Status.PodIPs = []corev1.PodIP{{IP: "127.0.0.1"}}
+	if _, err := c.CoreV1().Pods("default").UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	name, port := "http", int32(podPort)
+	for svc, ref := range map[string]*corev1.ObjectReference{"backed": {Kind: "Pod", Namespace: "default", Name: "backend"}, "unbacked": nil} {
+		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: svc}, Spec: corev1.ServiceSpec{
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(port)}}}}
+		if _, err := c.CoreV1().Services("default").Create(ctx, s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: svc + "-1", Labels: map[string]string{discoveryv1.LabelServiceName: svc}},
+			AddressType: discoveryv1.AddressTypeIPv4,
+			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"127.0.0.1"}, TargetRef: ref}},
+			Ports:       []discoveryv1.EndpointPort{{Name: &name, Port: &port}}}
+		if _, err := c.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
-// getStatus GETs path as the admin and decodes the Status answered.
-func getStatus(t *testing.T, srv kubeletServer, path string) (int, metav1.Status) {
+// getBody GETs path as the admin: the code and the body.
+func getBody(t *testing.T, srv kubeletServer, path string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, srv.url+path, nil)
 	if err != nil {
@@ -226,9 +273,24 @@ func getStatus(t *testing.T, srv kubeletServer, path string) (int, metav1.Status
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, string(body)
+}
+
+func podRV(t *testing.T, c *kubernetes.Clientset, name string) string {
+	p, err := c.CoreV1().Pods("default").Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ResourceVersion
+}
+
+// getStatus GETs path as the admin and decodes the Status answered.
+func getStatus(t *testing.T, srv kubeletServer, path string) (int, metav1.Status) {
+	t.Helper()
+	code, body := getBody(t, srv, path)
 	var st metav1.Status
-	_ = json.Unmarshal(body, &st)
-	return resp.StatusCode, st
+	_ = json.Unmarshal([]byte(body), &st)
+	return code, st
 }
 
 // kubectlRun runs kubectl with a kubeconfig, bounded to a minute.

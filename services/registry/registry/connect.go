@@ -3,6 +3,7 @@ package registry
 import (
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
@@ -14,11 +15,21 @@ import (
 
 // serveConnect has the handler serve the subresources that reach a
 // kubelet or a pod (pods/log, exec, attach, portforward, proxy;
-// nodes/proxy), finding kubelets as cfg.Kubelet says.
+// nodes/proxy; services/proxy), finding kubelets as cfg.Kubelet says.
 func (s *Server) serveConnect(cfg Config) error {
+	ips, err := cfg.serviceIPs()
+	if err != nil {
+		return err
+	}
 	c := connect.Config{
-		Pods:  s.store(schema.GroupVersionResource{Version: "v1", Resource: "pods"}),
-		Nodes: s.store(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}),
+		Pods:            s.store(schema.GroupVersionResource{Version: "v1", Resource: "pods"}),
+		Nodes:           s.store(schema.GroupVersionResource{Version: "v1", Resource: "nodes"}),
+		Services:        s.store(schema.GroupVersionResource{Version: "v1", Resource: "services"}),
+		EndpointSlices:  s.store(schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}),
+		PrimaryIPFamily: corev1.IPv4Protocol,
+	}
+	if ips.ServiceCIDRs[0].Addr().Is6() {
+		c.PrimaryIPFamily = corev1.IPv6Protocol
 	}
 	kubelets, err := kubelet.New(cfg.Kubelet, connect.NodeGetter(c.Nodes))
 	if err != nil {

@@ -83,6 +83,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("kubelet connections: %w", err)
 	}
+	s.handler.SetComponents(s.components)
 	s.customResources = s.serveCustomResources(runCtx, backend, docs)
 	h, err := observe.Backend("registry", cfg.RESTConfig, cfg.Metrics, s.handler, s.routes(discovery.New(s.discoverable()), docs))
 	if err != nil {

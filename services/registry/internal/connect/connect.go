@@ -2,10 +2,11 @@
 // from storage but by reaching out: pods/log (a stream from the pod's
 // kubelet), pods/exec, pods/attach and pods/portforward (an upgraded
 // connection to the kubelet, WebSocket translated to SPDY as kube does),
-// and pods/proxy and nodes/proxy (any method, proxied to the pod or the
-// kubelet). Where kube's code is a library (the pod and node strategies'
-// Location functions, the upgrade-aware proxy, the stream translator) it
-// is used as it is; the serving around it is the registry's.
+// and pods/proxy, nodes/proxy and services/proxy (any method, proxied to
+// the pod, the kubelet or one of the service's pods). Where kube's code is
+// a library (the pod and node strategies' Location functions, the
+// upgrade-aware proxy, the stream translator, the endpoint picker) it is
+// used as it is; the serving around it is the registry's.
 package connect
 
 import (
@@ -15,6 +16,7 @@ import (
 	"net/http"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/kubelet/client"
@@ -28,6 +30,12 @@ import (
 type Config struct {
 	// Pods and Nodes are the stores the pods and nodes are read from.
 	Pods, Nodes *storage.Store
+	// Services and EndpointSlices are read to find a services/proxy
+	// request's endpoint.
+	Services, EndpointSlices *storage.Store
+	// PrimaryIPFamily is the family of the first service CIDR: a service
+	// proxy prefers endpoints of that family, as kube's does.
+	PrimaryIPFamily corev1.IPFamily
 	// Kubelets finds a node's kubelet (see package kubelet).
 	Kubelets client.ConnectionInfoGetter
 	// Authorizer is asked whether the caller may "create" pods/exec,
@@ -49,8 +57,8 @@ type Handler struct {
 
 // New returns a Handler.
 func New(cfg Config) (*Handler, error) {
-	if cfg.Pods == nil || cfg.Nodes == nil || cfg.Kubelets == nil {
-		return nil, errors.New("connect: pods, nodes and kubelets are required")
+	if cfg.Pods == nil || cfg.Nodes == nil || cfg.Services == nil || cfg.EndpointSlices == nil || cfg.Kubelets == nil {
+		return nil, errors.New("connect: pods, nodes, services, endpointslices and kubelets are required")
 	}
 	return &Handler{cfg: cfg, proxyTransport: &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
@@ -71,7 +79,8 @@ var served = map[string]map[string][]string{
 		"portforward": upgradeMethods,
 		"proxy":       proxyMethods,
 	},
-	"nodes": {"proxy": proxyMethods},
+	"nodes":    {"proxy": proxyMethods},
+	"services": {"proxy": proxyMethods},
 }
 
 var (
@@ -102,6 +111,8 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request, info *requestinf
 	switch {
 	case info.Resource == "nodes":
 		return h.proxyNode(ctx, w, r, info)
+	case info.Resource == "services":
+		return h.proxyService(ctx, w, r, info)
 	case info.Subresource == "log":
 		return h.log(ctx, w, r, info)
 	case info.Subresource == "proxy":

@@ -89,8 +89,10 @@ func storageKind(info *resource.Info) schema.GroupVersionKind {
 	return gv.WithKind(info.Kind)
 }
 
-// stored tells whether a resource keeps objects (a create-only one such
-// as bindings writes to another's), which alone have a storage version.
+// stored tells whether a resource keeps objects, which alone have a
+// storage version: what is kept can be watched, while a create-only
+// resource such as bindings writes to another's, and componentstatuses
+// are probed when read.
 func stored(info *resource.Info) bool {
-	return info.ServedVerbs == nil || slices.Contains(info.ServedVerbs, "get")
+	return info.ServedVerbs == nil || slices.Contains(info.ServedVerbs, "watch")
 }

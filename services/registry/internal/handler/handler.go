@@ -43,6 +43,9 @@ type Handler struct {
 	// connect serves the subresources that reach a kubelet or a pod;
 	// nil leaves them unserved (404).
 	connect *connect.Handler
+	// components are what componentstatuses probe; nil leaves them
+	// unserved (404).
+	components Components
 }
 
 // SetConnect has h serve pods/log, exec, attach, portforward and proxy and
@@ -161,6 +164,8 @@ func (q *request) serve() error {
 		return q.bind()
 	case q.info.Subresource == "eviction":
 		return q.evict()
+	case q.res.Group == "" && q.res.Resource == "componentstatuses":
+		return q.componentStatuses()
 	}
 	if _, ok := q.res.Action(q.info.Subresource); ok {
 		// An action another service serves (serviceaccounts/token: authn).

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/kubernetes/pkg/registry/core/configmap"
 	"k8s.io/kubernetes/pkg/registry/core/endpoint"
@@ -17,6 +18,8 @@ import (
 	"k8s.io/kubernetes/pkg/registry/core/secret"
 	"k8s.io/kubernetes/pkg/registry/core/service"
 	"k8s.io/kubernetes/pkg/registry/core/serviceaccount"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/kubetype"
 )
 
 // proxyVerbs are the verbs kube's discovery lists for the proxy
@@ -63,8 +66,16 @@ func core() []*Info {
 		{Version: "v1", Resource: "bindings", Kind: "Binding", Singular: "binding", Namespaced: true,
 			ServedVerbs: []string{"create"}},
 		kube(&Info{Version: "v1", Resource: "services", Kind: "Service", Singular: "service", Namespaced: true,
-			ShortNames: []string{"svc"}, Categories: []string{"all"}, StatusSubresource: true},
+			ShortNames: []string{"svc"}, Categories: []string{"all"}, StatusSubresource: true,
+			// Served by package connect, to one of the service's pods.
+			Actions: []Action{{Name: "proxy", Kind: "ServiceProxyOptions", Verbs: proxyVerbs}}},
 			service.Strategy, status(service.StatusStrategy)),
+		// componentstatuses are not stored but probed when read (etcd, and a
+		// scheduler and controller-manager on the registry's host), as kube
+		// does.
+		{Version: "v1", Resource: "componentstatuses", Kind: "ComponentStatus", Singular: "componentstatus",
+			ShortNames: []string{"cs"}, ServedVerbs: []string{"get", "list"},
+			Deprecation: kubetype.Deprecation(schema.GroupVersionKind{Version: "v1", Kind: "ComponentStatus"})},
 		kube(&Info{Version: "v1", Resource: "limitranges", Kind: "LimitRange", Singular: "limitrange", Namespaced: true,
 			ShortNames: []string{"limits"}},
 			limitrange.Strategy, nil),
