@@ -58,13 +58,7 @@ func main() {
 	fs.IntVar(&cfg.Audit.MaxBackups, "audit-log-maxbackup", 0, "rotated audit logs kept (0 all)")
 	fs.IntVar(&cfg.Audit.MaxAgeDays, "audit-log-maxage", 0, "days rotated audit logs are kept (0 forever)")
 	fs.IntVar(&cfg.Audit.BufferSize, "audit-log-buffer-size", 10000, "audit events waiting to be written; beyond it events are dropped and counted")
-	fs.StringVar(&cfg.AdvertiseAddress, "advertise-address", "",
-		"IP address this replica is advertised at in the kubernetes Service's endpoints; empty means the bind address, "+
-			"or the host's first non-loopback address when the bind address is unspecified (a loopback one advertises nothing)")
-	fs.StringVar(&cfg.EndpointReconcilerType, "endpoint-reconciler-type", aggregator.EndpointReconcilerLease,
-		"lease: keep a Lease in kube-system from which the registry lists this replica in the kubernetes Service's endpoints; none: do not")
-	fs.DurationVar(&cfg.EndpointLeaseDuration, "endpoint-lease-duration", aggregator.DefaultEndpointLeaseDuration,
-		"how long this replica's endpoint lease lasts unless renewed (renewed every two thirds of it)")
+	aggregator.AddEndpointFlags(fs, &cfg)
 	serve.Main("aggregator", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
 		return aggregator.Start(ctx, cfg)

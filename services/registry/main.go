@@ -18,8 +18,6 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
-	"github.com/kubesplit/kubesplit/services/registry/internal/kubelet"
-	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
 
@@ -36,31 +34,12 @@ func main() {
 	fs.StringVar(&cfg.DataDir, "data-dir", ".run/etcd", "directory of the embedded etcd's data")
 	fs.DurationVar(&cfg.CompactionInterval, "etcd-compaction-interval", 5*time.Minute, "how often to compact etcd's history (0 never)")
 	fs.DurationVar(&cfg.EventTTL, "event-ttl", time.Hour, "how long Events are kept after their last update")
-	fs.StringVar(&cfg.ServiceClusterIPRange, "service-cluster-ip-range", serviceip.DefaultServiceClusterIPRange,
-		"CIDR Services' cluster IPs are allocated from, or an IPv4 and an IPv6 one separated by a comma for dual-stack "+
-			"(the default ServiceCIDR \"kubernetes\"); its first address is the kubernetes Service's")
-	fs.StringVar(&cfg.ServiceNodePortRange, "service-node-port-range", serviceip.DefaultServiceNodePortRange,
-		"port range NodePort and LoadBalancer Services' node ports are allocated from")
-	fs.StringSliceVar(&cfg.Kubelet.PreferredAddressTypes, "kubelet-preferred-address-types", kubelet.DefaultPreferredAddressTypes,
-		"List of the preferred NodeAddressTypes to use for kubelet connections.")
-	fs.StringVar(&cfg.Kubelet.CertFile, "kubelet-client-certificate", "", "Path to a client cert file for TLS.")
-	fs.StringVar(&cfg.Kubelet.KeyFile, "kubelet-client-key", "", "Path to a client key file for TLS.")
-	fs.StringVar(&cfg.Kubelet.CAFile, "kubelet-certificate-authority", "",
-		"Path to a cert file for the certificate authority; without it kubelets' serving certificates are not verified, as in kube.")
+	registry.AddKubeFlags(fs, &cfg)
 	identityKeys := fs.String("identity-public-key-file", "",
 		"PEM file of the aggregator's public key(s): every request but health checks must carry its signed identity assertion")
 	fs.StringVar(&cfg.IdentityIssuer, "identity-issuer", registry.DefaultIdentityIssuer, "issuer the aggregator's assertions name")
 	fs.BoolVar(&cfg.InsecureAllowUnauthenticated, "insecure-allow-unauthenticated", false,
 		"serve every request without checking who sends it (development only; loopback addresses only)")
-	fs.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the namespace, service account and garbage collection controllers")
-	fs.StringSliceVar(&cfg.Controllers, "controllers", []string{"*"},
-		"the housekeeping controllers to run, in kube-controller-manager's syntax: '*' all, 'name' one, '-name' not that one "+
-			"(namespace-controller, serviceaccount-controller, garbage-collector-controller, customresourcedefinition, "+
-			"kubernetes-service-controller, root-ca-certificate-publisher-controller); "+
-			"beside a kube-controller-manager, leave out what it runs")
-	fs.StringVar(&cfg.RootCAFile, "root-ca-file", "",
-		"CA bundle that verifies the API server (the aggregator's serving certificate), published in every namespace "+
-			"as the ConfigMap kube-root-ca.crt (root-ca-certificate-publisher-controller); empty publishes none")
 	adm := admissionFlags{}
 	fs.StringVar(&adm.url, "admission-url", "",
 		"base URL of the admission service (reviews go to "+admission.MutatingPath+" and "+admission.ValidatingPath+"); empty runs no admission")

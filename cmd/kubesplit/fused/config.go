@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/aggregator/aggregator"
+	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
 
 // Config configures the fused composition. Flags follow kube-apiserver's
@@ -31,8 +33,13 @@ type Config struct {
 	// EnableAdmissionPlugins and DisableAdmissionPlugins are kube's
 	// --enable-admission-plugins and --disable-admission-plugins.
 	EnableAdmissionPlugins, DisableAdmissionPlugins []string
-	// DisableControllers leaves out the registry's controllers.
-	DisableControllers bool
+	// Registry holds the registry's options that kube-apiserver takes as
+	// flags (registry.AddKubeFlags: Service ranges, kubelet connections,
+	// controllers, the root CA); the rest of it is the fused server's.
+	Registry registry.Config
+	// Aggregator holds the aggregator's endpoint-lease options
+	// (aggregator.AddEndpointFlags); the rest of it is the fused server's.
+	Aggregator aggregator.Config
 	// Log receives the services' logs; nil means slog.Default().
 	Log *slog.Logger
 }

@@ -68,11 +68,11 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 		return err
 	}
 	var st stages
-	reg, err := registry.Start(ctx, registry.Config{
-		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, EtcdServers: cfg.EtcdServers, DataDir: cfg.DataDir,
-		IdentityKeys: keys, DisableControllers: cfg.DisableControllers,
-		Admission: registry.Admission{Mutating: pkgadmission.Mutating(&st.mutating), Validating: &st.validate},
-	})
+	rc := cfg.Registry
+	rc.Endpoint = serve.Endpoint{BindAddress: "127.0.0.1:0"}
+	rc.EtcdServers, rc.DataDir, rc.IdentityKeys = cfg.EtcdServers, cfg.DataDir, keys
+	rc.Admission = registry.Admission{Mutating: pkgadmission.Mutating(&st.mutating), Validating: &st.validate}
+	reg, err := registry.Start(ctx, rc)
 	if err != nil {
 		return fmt.Errorf("registry: %w", err)
 	}
@@ -89,6 +89,8 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 		TokenAuthFile: cfg.TokenAuthFile, AnonymousAuth: cfg.AnonymousAuth,
 		AuthorizationMode: []string{aggregator.ModeWebhook},
 		Authenticator:     pkgauthn.Union(loopback, &st.authn), Authorizer: &st.authz, Log: cfg.Log,
+		AdvertiseAddress: cfg.Aggregator.AdvertiseAddress, EndpointReconcilerType: cfg.Aggregator.EndpointReconcilerType,
+		EndpointLeaseDuration: cfg.Aggregator.EndpointLeaseDuration,
 	})
 	if err != nil {
 		authnLn.Close()
@@ -97,11 +99,11 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 	}
 	s.aggregator = agg
 	s.closers = append(s.closers, agg.Close)
-	rc := &rest.Config{
+	loop := &rest.Config{
 		Host: agg.URL(), BearerToken: loopbackToken, QPS: -1, UserAgent: "kubesplit-fused",
 		TLSClientConfig: rest.TLSClientConfig{CAFile: filepath.Join(cfg.CertDir, "ca.crt")},
 	}
-	return s.startStages(ctx, cfg, &st, rc, keys, authnLn, authzLn)
+	return s.startStages(ctx, cfg, &st, loop, keys, authnLn, authzLn)
 }
 
 // startStages starts authn, authz and admission, reaching the API through
