@@ -83,10 +83,13 @@ func TestControlPlaneOnKube(t *testing.T) {
 
 func TestControlPlaneOnKubesplit(t *testing.T) {
 	start := time.Now()
-	// kube-controller-manager runs its root CA publisher: the registry's
-	// is left out, as a deploy beside it would.
+	// kube-controller-manager runs the namespace, service-account,
+	// garbage-collector and root CA publisher controllers: the registry's
+	// own are left out, as a deploy beside it would, so that what the test
+	// sees is kube-controller-manager's work on kubesplit's API.
 	s := framework.StartStack(t, framework.StackOptions{Args: map[string][]string{
-		framework.StageRegistry: {"--controllers=*,-root-ca-certificate-publisher-controller"},
+		framework.StageRegistry: {"--controllers=*,-namespace-controller,-serviceaccount-controller," +
+			"-garbage-collector-controller,-root-ca-certificate-publisher-controller"},
 	}})
 	t.Logf("kubesplit stack ready after %v", time.Since(start).Round(time.Millisecond))
 	kubeconfig := s.Aggregator.Kubeconfig(t, "admin", s.AdminToken)
