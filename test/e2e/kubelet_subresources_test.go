@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -84,6 +85,27 @@ func TestKubeletSubresourcesAsKube(t *testing.T) {
 	for _, srv := range servers {
 		t.Run(srv.name, func(t *testing.T) { checkKubeletSubresources(t, srv) })
 	}
+	t.Run("CONNECT admission as kube", func(t *testing.T) {
+		// A ValidatingAdmissionPolicy on pods/exec's CONNECT sees the
+		// PodExecOptions: kube and kubesplit refuse the same exec alike.
+		var outs []string
+		for _, srv := range servers {
+			createExecPolicy(t, srv.client)
+			var out string
+			polltest.Until(t, policyEffect, srv.name+" refusing the exec", func() bool {
+				var err error
+				out, err = kubectlRun(srv.kubeconfig("admin"), "exec", "web", "--", "forbidden")
+				return err != nil && strings.Contains(out, "exec of forbidden is not allowed")
+			})
+			outs = append(outs, out)
+			if out, err := kubectlRun(srv.kubeconfig("admin"), "exec", "web", "--", "echo", "hi"); err != nil {
+				t.Errorf("%s: an exec the policy allows: %v\n%s", srv.name, err, out)
+			}
+		}
+		if outs[0] != outs[1] {
+			t.Errorf("refused exec:\n kubesplit %q\n kube      %q", outs[0], outs[1])
+		}
+	})
 	t.Run("refusals match kube", func(t *testing.T) {
 		for _, path := range []string{
 			"/api/v1/namespaces/default/pods/web/log?container=nope",
@@ -256,6 +278,29 @@ func seedServiceProxyObjects(t *testing.T, c *kubernetes.Clientset, podPort int)
 		if _, err := c.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// createExecPolicy creates a ValidatingAdmissionPolicy, bound
+// everywhere, refusing the exec of a command named "forbidden".
+func createExecPolicy(t *testing.T, c *kubernetes.Clientset) {
+	ctx := context.Background()
+	connect := admissionregistrationv1.OperationType("CONNECT")
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "no-forbidden-exec"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{connect},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods/exec"}}}}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "!('forbidden' in object.command)", Message: "exec of forbidden is not allowed"}},
+		}}
+	if _, err := c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "no-forbidden-exec"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "no-forbidden-exec",
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}
+	if _, err := c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -41,3 +41,36 @@ func decodeOptions(query url.Values, info *requestinfo.Info, into runtime.Object
 	}
 	return nil
 }
+
+// Options are a CONNECT request's options as admission reviews them, in
+// their v1 form (PodExecOptions, PodAttachOptions, PodPortForwardOptions,
+// and the proxies' PodProxyOptions, NodeProxyOptions and
+// ServiceProxyOptions), read from the query as the connection will read
+// them; nil for a subresource that is no CONNECT (pods/log is a get).
+func Options(query url.Values, info *requestinfo.Info) (runtime.Object, error) {
+	var opts runtime.Object
+	switch info.Subresource {
+	case "exec":
+		opts = &corev1.PodExecOptions{}
+	case "attach":
+		opts = &corev1.PodAttachOptions{}
+	case "portforward":
+		opts = &corev1.PodPortForwardOptions{}
+	case "proxy":
+		opts = map[string]runtime.Object{
+			"pods": &corev1.PodProxyOptions{}, "nodes": &corev1.NodeProxyOptions{}, "services": &corev1.ServiceProxyOptions{},
+		}[info.Resource]
+	}
+	if opts == nil {
+		return nil, nil
+	}
+	if err := decodeOptions(query, info, opts, info.Subresource == "proxy"); err != nil {
+		return nil, err
+	}
+	gvks, _, err := legacyscheme.Scheme.ObjectKinds(opts)
+	if err != nil {
+		return nil, err
+	}
+	opts.GetObjectKind().SetGroupVersionKind(gvks[0])
+	return opts, nil
+}

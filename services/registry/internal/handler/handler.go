@@ -148,6 +148,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // else by verb.
 func (q *request) serve() error {
 	if q.h.connect != nil && q.res.Group == "" && connect.Serves(q.res.Resource, q.info.Subresource) {
+		if err := q.admitConnect(); err != nil {
+			return err
+		}
 		return connect.AsStatus(q.h.connect.Serve(q.w, q.r, q.info))
 	}
 	verbs := q.res.ServedVerbs
