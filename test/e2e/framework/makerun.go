@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,6 +49,8 @@ func StartMakeRun(t testing.TB, dir string) *MakeRun {
 	base := freePortRun(t, 5)
 	cmd := exec.Command("bash", filepath.Join(root, "hack", "run.sh"))
 	cmd.Env = append(os.Environ(), "BIN="+bin, "KUBESPLIT_RUN_DIR="+dir, "KUBESPLIT_PORT="+strconv.Itoa(base))
+	// TERM, not KILL, so that run.sh's trap stops the services it started.
+	dieWithTest(cmd, syscall.SIGTERM)
 	p := start(t, "hack/run.sh", cmd, func(p *process) {
 		t.Logf("hack/run.sh:\n%s", p.logs)
 		for _, name := range makeRunBinaries[:5] {

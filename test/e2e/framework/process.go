@@ -74,6 +74,7 @@ func start(t testing.TB, name string, cmd *exec.Cmd, onFailure func(p *process))
 	t.Helper()
 	p := &process{name: name, cmd: cmd, logs: &logBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	dieWithTest(cmd, syscall.SIGKILL)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
