@@ -78,6 +78,12 @@ func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensi
 			return schema.Validate(obj.Object, old.Object)
 		},
 		ValidatesMeta: true,
+		Warnings: func(obj, old *unstructured.Unstructured, status bool) []string {
+			if old == nil {
+				return schema.Warnings(obj.Object, nil, false)
+			}
+			return schema.Warnings(obj.Object, old.Object, status)
+		},
 		ValidateStatus: func(obj, old *unstructured.Unstructured) field.ErrorList {
 			return schema.ValidateStatus(obj.Object, old.Object)
 		},

@@ -168,6 +168,21 @@ func (s *Schema) Validate(obj, old map[string]any) field.ErrorList {
 	return s.object.ValidateUpdate(ctx, u, &unstructured.Unstructured{Object: old})
 }
 
+// Warnings are kube's strategy's warnings for a valid write of the object
+// (old nil on create; status set for the status subresource): a new
+// finalizer whose name is not domain-qualified.
+func (s *Schema) Warnings(obj, old map[string]any, status bool) []string {
+	ctx := context.Background()
+	u := &unstructured.Unstructured{Object: obj}
+	switch {
+	case old == nil:
+		return s.create.WarningsOnCreate(ctx, u)
+	case status:
+		return s.status.WarningsOnUpdate(ctx, u, &unstructured.Unstructured{Object: old})
+	}
+	return s.object.WarningsOnUpdate(ctx, u, &unstructured.Unstructured{Object: old})
+}
+
 // ValidateStatus checks an update through the status subresource: only
 // status (and metadata) is validated, as kube's status strategy does.
 func (s *Schema) ValidateStatus(obj, old map[string]any) field.ErrorList {

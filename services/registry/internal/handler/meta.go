@@ -3,7 +3,6 @@ package handler
 import (
 	"fmt"
 	"reflect"
-	"slices"
 
 	"github.com/google/uuid"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -143,13 +142,7 @@ func (q *request) validate(wr *write, obj, old *unstructured.Unstructured) error
 			return err
 		}
 		errs = verrs
-		for _, w := range warnings {
-			// The store may run a write twice (a stale cached read):
-			// each warning is sent once.
-			if !slices.Contains(wr.warnings, w) {
-				wr.warnings = append(wr.warnings, w)
-			}
-		}
+		wr.warn(warnings)
 	} else {
 		if !q.res.ValidatesMeta {
 			errs = validateMeta(q.res, obj, old)
@@ -159,6 +152,9 @@ func (q *request) validate(wr *write, obj, old *unstructured.Unstructured) error
 			errs = append(errs, q.res.ValidateStatus(obj, old)...)
 		case q.res.Validate != nil:
 			errs = append(errs, q.res.Validate(obj, old)...)
+		}
+		if len(errs) == 0 && q.res.Warnings != nil {
+			wr.warn(q.res.Warnings(obj, old, q.info.Subresource == "status"))
 		}
 	}
 	if old != nil && old.GetDeletionTimestamp() != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -45,6 +46,16 @@ func (q *request) newWrite() (*write, error) {
 	}
 	return &write{out: out, mode: mode, dryRun: opts.dryRun, force: opts.force,
 		manager: managerName(opts.fieldManager, q.r.UserAgent())}, nil
+}
+
+// warn adds warnings for the response. The store may run a write twice
+// (a stale cached read): each warning is sent once.
+func (wr *write) warn(warnings []string) {
+	for _, w := range warnings {
+		if !slices.Contains(wr.warnings, w) {
+			wr.warnings = append(wr.warnings, w)
+		}
+	}
 }
 
 // finish sends the stored object with any warnings.

@@ -92,6 +92,10 @@ type Info struct {
 	// ValidatesMeta means Validate checks ObjectMeta itself, as kube's
 	// customresource strategy does, so the generic checks do not run.
 	ValidatesMeta bool
+	// Warnings, when set, are the warnings a valid write sends (old nil on
+	// create; status for the status subresource), for a kind without a
+	// Strategy (custom resources: kube's finalizer name warnings).
+	Warnings func(obj, old *unstructured.Unstructured, status bool) []string
 	// ValidateStatus, when set, replaces Validate for writes through the
 	// status subresource (custom resources: kube checks only status).
 	ValidateStatus func(obj, old *unstructured.Unstructured) field.ErrorList
