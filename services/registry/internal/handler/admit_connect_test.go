@@ -69,9 +69,9 @@ func TestConnectIsAdmitted(t *testing.T) {
 	}
 	for path, kind := range map[string]string{
 		podsPath + "/p/exec?command=ls&stdout=true": "PodExecOptions",
-		podsPath + "/p/portforward?ports=80":         "PodPortForwardOptions",
-		podsPath + "/p/proxy/some/path":              "PodProxyOptions",
-		"/api/v1/nodes/n/proxy/healthz":              "NodeProxyOptions",
+		podsPath + "/p/portforward?ports=80":        "PodPortForwardOptions",
+		podsPath + "/p/proxy/some/path":             "PodProxyOptions",
+		"/api/v1/nodes/n/proxy/healthz":             "NodeProxyOptions",
 	} {
 		seen = nil
 		resp, body := e.do("POST", path, "")
