@@ -38,7 +38,8 @@ type aggregatedCache struct {
 // upstream's own aggregated document, keeping of each group version what
 // the table routes to it, and every APIService's group version from its
 // backend (converted from its legacy discovery when it serves no
-// aggregated one, and Stale without resources when it does not answer),
+// aggregated one, and Stale with what it last listed when it does not
+// answer),
 // in kube's order: APIServices by their priorities, built-in groups by
 // kube's, custom resource groups after them.
 func (h *Handler) aggregatedDocument(r *http.Request) (*apidiscovery.Document, error) {
@@ -91,6 +92,7 @@ func (h *Handler) mergeAggregated(ctx context.Context) (*apidiscovery.Document, 
 		for i, s := range agg.svcs {
 			wg.Go(func() { services[i] = h.apiServiceVersion(ctx, s) })
 		}
+		defer h.lastServed.keep(agg.svcs)
 	}
 	wg.Wait()
 
@@ -129,14 +131,16 @@ func (h *Handler) routedTo(upstream string, groups []apidiscoveryv2.APIGroupDisc
 
 // apiServiceVersion is an APIService's group version as its backend
 // describes it, as kube's aggregator fetches it: from the backend's
-// aggregated /apis, else from its legacy /apis/<group>/<version>; Stale
-// and without resources when neither answers.
+// aggregated /apis, else from its legacy /apis/<group>/<version>; Stale,
+// with the resources it last listed, when neither answers.
 func (h *Handler) apiServiceVersion(ctx context.Context, s APIService) apidiscoveryv2.APIGroupDiscovery {
 	g := apidiscoveryv2.APIGroupDiscovery{ObjectMeta: metav1.ObjectMeta{Name: s.Group}}
 	v, err := fetchVersion(ctx, s.Backend, schema.GroupVersion{Group: s.Group, Version: s.Version})
 	if err != nil {
 		h.log.Warn("APIService discovery is stale", "apiservice", s.Name, "err", err)
-		v = apidiscoveryv2.APIVersionDiscovery{Version: s.Version, Freshness: apidiscoveryv2.DiscoveryFreshnessStale}
+		v = h.lastServed.stale(s)
+	} else {
+		h.lastServed.remember(s, v)
 	}
 	g.Versions = []apidiscoveryv2.APIVersionDiscovery{v}
 	return g

@@ -76,6 +76,7 @@ type Handler struct {
 	cache                  groupCache
 	aggCache               aggregatedCache
 	aggregated             atomic.Pointer[aggregated] // see SetAPIServices
+	lastServed             lastServed
 }
 
 // New returns a handler for cfg.
