@@ -16,7 +16,7 @@ import (
 // serveConnect has the handler serve the subresources that reach a
 // kubelet or a pod (pods/log, exec, attach, portforward, proxy;
 // nodes/proxy; services/proxy), finding kubelets as cfg.Kubelet says.
-func (s *Server) serveConnect(cfg Config) error {
+func (s *Server) serveConnect(cfg Config, az authz.Authorizer) error {
 	ips, err := cfg.serviceIPs()
 	if err != nil {
 		return err
@@ -36,25 +36,30 @@ func (s *Server) serveConnect(cfg Config) error {
 		return err
 	}
 	c.Kubelets = kubelets
-	if cfg.RESTConfig != nil {
-		// The create check of a WebSocket exec asks authz through the
-		// aggregator with the registry's own credentials, as /metrics does.
-		d, err := observe.DelegateTo(cfg.RESTConfig)
-		if err != nil {
-			return err
-		}
-		a, err := authz.NewWebhookClient(authz.WebhookConfig{URL: strings.TrimSuffix(d.URL, "/") + authz.SubjectAccessReviewPath, HTTPClient: d.Client})
-		if err != nil {
-			return err
-		}
-		c.Authorizer = a
-	}
+	// The create check of a WebSocket exec.
+	c.Authorizer = az
 	h, err := connect.New(c)
 	if err != nil {
 		return err
 	}
 	s.handler.SetConnect(h)
 	return nil
+}
+
+// authorizer asks authz through the aggregator with the registry's own
+// credentials, as /metrics does, whether a caller may do what a request
+// implies beyond its own verb (a WebSocket exec's create; what an admission
+// policy's params name). Nil without a RESTConfig: those checks then allow
+// only system:masters.
+func authorizer(cfg Config) (authz.Authorizer, error) {
+	if cfg.RESTConfig == nil {
+		return nil, nil
+	}
+	d, err := observe.DelegateTo(cfg.RESTConfig)
+	if err != nil {
+		return nil, err
+	}
+	return authz.NewWebhookClient(authz.WebhookConfig{URL: strings.TrimSuffix(d.URL, "/") + authz.SubjectAccessReviewPath, HTTPClient: d.Client})
 }
 
 // store is the built-in store of gvr.

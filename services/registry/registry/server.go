@@ -79,7 +79,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
-	if err := s.serveConnect(cfg); err != nil {
+	az, err := authorizer(cfg)
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("authorizer: %w", err)
+	}
+	s.handler.SetAuthorizer(az)
+	if err := s.serveConnect(cfg, az); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("kubelet connections: %w", err)
 	}

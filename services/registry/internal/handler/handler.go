@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
@@ -46,6 +47,8 @@ type Handler struct {
 	// components are what componentstatuses probe; nil leaves them
 	// unserved (404).
 	components Components
+	// authorizer answers kube's strategies about the writer (SetAuthorizer).
+	authorizer authz.Authorizer
 }
 
 // SetConnect has h serve pods/log, exec, attach, portforward and proxy and

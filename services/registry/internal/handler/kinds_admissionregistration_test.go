@@ -9,8 +9,9 @@ func init() {
 		"admissionregistration.k8s.io/validatingadmissionpolicybindings": `{"spec":{"policyName":"p","validationActions":["Deny"]}}`,
 		"admissionregistration.k8s.io/mutatingadmissionpolicies": `{"spec":{"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],"operations":["CREATE"],"resources":["configmaps"]}]},` +
 			`"reinvocationPolicy":"Never","mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{metadata: Object.metadata{labels: {\"mutated\": \"true\"}}}"}}]}}`,
-		// With a paramRef, which kube refuses when the strategy has no resource resolver.
-		"admissionregistration.k8s.io/mutatingadmissionpolicybindings": `{"spec":{"policyName":"p","paramRef":{"name":"params","parameterNotFoundAction":"Deny"}}}`,
+		// A paramRef is checked against the writer's permissions:
+		// TestPolicyParamsNeedTheWritersReadAccess.
+		"admissionregistration.k8s.io/mutatingadmissionpolicybindings": `{"spec":{"policyName":"p"}}`,
 	} {
 		kindSamples[k] = v
 	}

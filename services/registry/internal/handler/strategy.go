@@ -25,7 +25,7 @@ func (q *request) strategyContext() context.Context {
 			r.Extra[k] = v
 		}
 	}
-	q.kubeCtx = kubetype.WithRequest(q.r.Context(), r)
+	q.kubeCtx = kubetype.WithEnv(kubetype.WithRequest(q.r.Context(), r), q.h.strategyEnv())
 	return q.kubeCtx
 }
 

@@ -12,6 +12,8 @@ import (
 	"k8s.io/kubernetes/pkg/registry/resource/resourceclaim"
 	"k8s.io/kubernetes/pkg/registry/resource/resourceclaimtemplate"
 	"k8s.io/kubernetes/pkg/registry/resource/resourceslice"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/kubetype"
 )
 
 // resourceGroup is resource.k8s.io/v1, dynamic resource allocation.
@@ -24,11 +26,11 @@ import (
 // refused (422), never let through. A ResourceClaim's status write that
 // changes the allocation, reservedFor or a driver's device status asks the
 // authorizer about the synthetic resourceclaims/binding and
-// resourceclaims/driver subresources: privilegedOnly allows system:masters
-// and refuses everyone else.
+// resourceclaims/driver subresources: kubetype.Authorizer allows
+// system:masters and asks authz about anyone else.
 func resourceGroup() []*Info {
 	const g = "resource.k8s.io"
-	claims := resourceclaim.NewStrategy(noNamespaces{}, privilegedOnly)
+	claims := resourceclaim.NewStrategy(noNamespaces{}, kubetype.Authorizer)
 	return []*Info{
 		kube(&Info{Group: g, Version: "v1", Resource: "deviceclasses", Kind: "DeviceClass", Singular: "deviceclass"},
 			deviceclass.Strategy, nil),
