@@ -89,7 +89,7 @@ func TestControlPlaneOnKubesplit(t *testing.T) {
 	// sees is kube-controller-manager's work on kubesplit's API.
 	s := framework.StartStack(t, framework.StackOptions{Args: map[string][]string{
 		framework.StageRegistry: {"--controllers=*,-namespace-controller,-serviceaccount-controller," +
-			"-garbage-collector-controller,-root-ca-certificate-publisher-controller"},
+			"-garbage-collector-controller,-root-ca-certificate-publisher-controller,-validatingadmissionpolicy-status-controller"},
 	}})
 	t.Logf("kubesplit stack ready after %v", time.Since(start).Round(time.Millisecond))
 	kubeconfig := s.Aggregator.Kubeconfig(t, "admin", s.AdminToken)

@@ -27,7 +27,7 @@ func AddKubeFlags(fs *pflag.FlagSet, cfg *Config) {
 	fs.StringSliceVar(&cfg.Controllers, "controllers", []string{"*"},
 		"the housekeeping controllers to run, in kube-controller-manager's syntax: '*' all, 'name' one, '-name' not that one "+
 			"(namespace-controller, serviceaccount-controller, garbage-collector-controller, customresourcedefinition, "+
-			"kubernetes-service-controller, root-ca-certificate-publisher-controller); "+
+			"kubernetes-service-controller, root-ca-certificate-publisher-controller, validatingadmissionpolicy-status-controller); "+
 			"beside a kube-controller-manager, leave out what it runs")
 	fs.StringVar(&cfg.RootCAFile, "root-ca-file", "",
 		"CA bundle that verifies the API server (the aggregator's serving certificate), published in every namespace "+

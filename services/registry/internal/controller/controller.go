@@ -21,6 +21,7 @@ import (
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/garbagecollector"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/kubernetesservice"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/namespace"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/policystatus"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/rootcacertpublisher"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/serviceaccount"
 )
@@ -109,6 +110,9 @@ var runners = []runner{
 		}
 		return ctrl.Run(ctx)
 	}, func(cfg Config) bool { return cfg.KubernetesServiceIP.IsValid() }},
+	{"policystatus", []string{"validatingadmissionpolicy-status-controller"}, func(ctx context.Context, c clients, _ Config, log *slog.Logger) error {
+		return policystatus.Run(ctx, policystatus.Options{Client: c.kube, Log: log})
+	}, nil},
 	{"rootcacertpublisher", []string{"root-ca-certificate-publisher-controller", "root-ca-cert-publisher"}, func(ctx context.Context, c clients, cfg Config, log *slog.Logger) error {
 		ctrl, err := rootcacertpublisher.New(rootcacertpublisher.Options{Client: c.kube, RootCA: cfg.RootCA, Log: log})
 		if err != nil {

@@ -18,7 +18,7 @@ func TestControllersFlagIsKubes(t *testing.T) {
 		}
 		return out
 	}
-	all := []string{"namespace", "serviceaccount", "customresourcedefinition", "garbagecollector", "kubernetesservice", "rootcacertpublisher"}
+	all := []string{"namespace", "serviceaccount", "customresourcedefinition", "garbagecollector", "kubernetesservice", "policystatus", "rootcacertpublisher"}
 	for _, c := range []struct {
 		list []string
 		want []string
@@ -26,8 +26,8 @@ func TestControllersFlagIsKubes(t *testing.T) {
 		{nil, all},
 		{[]string{"*"}, all},
 		{[]string{"*", "-namespace-controller", "-garbage-collector-controller", "-serviceaccount-controller",
-			"-root-ca-certificate-publisher-controller"}, []string{"customresourcedefinition", "kubernetesservice"}},
-		{[]string{"*", "-garbagecollector"}, []string{"namespace", "serviceaccount", "customresourcedefinition", "kubernetesservice", "rootcacertpublisher"}},
+			"-root-ca-certificate-publisher-controller", "-validatingadmissionpolicy-status-controller"}, []string{"customresourcedefinition", "kubernetesservice"}},
+		{[]string{"*", "-garbagecollector"}, []string{"namespace", "serviceaccount", "customresourcedefinition", "kubernetesservice", "policystatus", "rootcacertpublisher"}},
 		{[]string{"root-ca-cert-publisher", "kubernetes-service-controller"}, []string{"kubernetesservice", "rootcacertpublisher"}},
 		{[]string{"namespace-controller"}, []string{"namespace"}},
 		{[]string{"namespace", "-namespace"}, nil},
