@@ -1,6 +1,7 @@
 // Command authz is kubesplit's authz stage: it answers SubjectAccessReviews
 // for the aggregator with the engines named by --authorization-mode, RBAC
-// (fed from the API through the aggregator) by default.
+// (fed from the API through the aggregator) by default; Node, ABAC, Casbin,
+// Webhook, AlwaysAllow and AlwaysDeny are the others.
 package main
 
 import (
@@ -20,7 +21,11 @@ func main() {
 	fs := pflag.NewFlagSet("authz", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6445")
 	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", []string{authz.ModeRBAC},
-		"engines asked in order, the first Allow or Deny deciding: RBAC, AlwaysAllow, AlwaysDeny, Webhook (needs --authorization-webhook-url)")
+		"engines asked in order, the first Allow or Deny deciding: Node, RBAC, ABAC (needs --authorization-policy-file), "+
+			"Casbin (needs --casbin-model and --casbin-policy), Webhook (needs --authorization-webhook-url), AlwaysAllow, AlwaysDeny")
+	fs.StringVar(&cfg.PolicyFile, "authorization-policy-file", "", "ABAC policy file, kube's format (one JSON Policy a line); reloaded on change")
+	fs.StringVar(&cfg.CasbinModel, "casbin-model", "", "the Casbin mode's casbin model (.conf); reloaded on change")
+	fs.StringVar(&cfg.CasbinPolicy, "casbin-policy", "", "the Casbin mode's casbin policy (.csv); reloaded on change")
 	fs.StringVar(&cfg.WebhookURL, "authorization-webhook-url", "", "SubjectAccessReview endpoint the Webhook mode asks")
 	identityKeys := fs.String("identity-public-key-file", "",
 		"PEM file of the aggregator's public key(s): reviews must carry its signed identity assertion (required)")
