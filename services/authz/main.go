@@ -20,9 +20,13 @@ func main() {
 	common := serve.Flags{}
 	fs := pflag.NewFlagSet("authz", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6445")
-	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", []string{authz.ModeRBAC},
+	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", nil,
 		"engines asked in order, the first Allow or Deny deciding: Node, RBAC, ABAC (needs --authorization-policy-file), "+
-			"Casbin (needs --casbin-model and --casbin-policy), Webhook (needs --authorization-webhook-url), AlwaysAllow, AlwaysDeny")
+			"Casbin (needs --casbin-model and --casbin-policy), Webhook (needs --authorization-webhook-url), AlwaysAllow, AlwaysDeny "+
+			"(default RBAC; not with --authorization-config)")
+	fs.StringVar(&cfg.AuthorizationConfigFile, "authorization-config", "",
+		"kube's structured authorization configuration (apiserver.config.k8s.io AuthorizationConfiguration): the chain, "+
+			"webhooks with their own timeouts, failure policies and CEL match conditions; not with --authorization-mode")
 	fs.StringVar(&cfg.PolicyFile, "authorization-policy-file", "", "ABAC policy file, kube's format (one JSON Policy a line); reloaded on change")
 	fs.StringVar(&cfg.CasbinModel, "casbin-model", "", "the Casbin mode's casbin model (.conf); reloaded on change")
 	fs.StringVar(&cfg.CasbinPolicy, "casbin-policy", "", "the Casbin mode's casbin policy (.csv); reloaded on change")
@@ -35,6 +39,9 @@ func main() {
 	fs.DurationVar(&cfg.RBACDebounce, "rbac-debounce", authz.DefaultRBACDebounce, "how long a change to RBAC objects waits for more before the policy is rebuilt")
 	serve.Main("authz", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
+		if len(cfg.AuthorizationModes) == 0 && cfg.AuthorizationConfigFile == "" {
+			cfg.AuthorizationModes = []string{authz.ModeRBAC}
+		}
 		if err := load(&cfg, *identityKeys, *kubeconfig); err != nil {
 			return nil, err
 		}

@@ -24,12 +24,12 @@ func TestABACMode(t *testing.T) {
 	}
 	bob := user("bob", "devs", "system:authenticated")
 	checkBoth(t, e, []engineCase{
-		{"alice anything", resourceReq(user("alice"), "delete", "ns2", "secrets", "s"), authz.DecisionAllow},
-		{"devs read pods in ns1", resourceReq(bob, "list", "ns1", "pods", ""), authz.DecisionAllow},
-		{"devs may not write", resourceReq(bob, "create", "ns1", "pods", ""), authz.DecisionNoOpinion},
-		{"devs not in ns2", resourceReq(bob, "get", "ns2", "pods", "p"), authz.DecisionNoOpinion},
-		{"non-resource path", authz.Attributes{User: bob, Verb: "get", Path: "/version"}, authz.DecisionAllow},
-		{"other path", authz.Attributes{User: bob, Verb: "get", Path: "/metrics"}, authz.DecisionNoOpinion},
+		{"alice anything", resourceReq(user("alice"), "delete", "ns2", "secrets", "s"), authz.DecisionAllow, false},
+		{"devs read pods in ns1", resourceReq(bob, "list", "ns1", "pods", ""), authz.DecisionAllow, false},
+		{"devs may not write", resourceReq(bob, "create", "ns1", "pods", ""), authz.DecisionNoOpinion, false},
+		{"devs not in ns2", resourceReq(bob, "get", "ns2", "pods", "p"), authz.DecisionNoOpinion, false},
+		{"non-resource path", authz.Attributes{User: bob, Verb: "get", Path: "/version"}, authz.DecisionAllow, false},
+		{"other path", authz.Attributes{User: bob, Verb: "get", Path: "/metrics"}, authz.DecisionNoOpinion, false},
 	})
 }
 

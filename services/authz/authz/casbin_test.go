@@ -44,11 +44,11 @@ func TestCasbinMode(t *testing.T) {
 	}
 	alice, bob := user("alice", "system:authenticated"), user("bob")
 	checkBoth(t, e, []engineCase{
-		{"owner edits own namespace", resourceReq(alice, "update", "team-a", "configmaps", "c"), authz.DecisionAllow},
-		{"owner reads", resourceReq(alice, "get", "team-a", "pods", "p"), authz.DecisionAllow},
-		{"not the owner", resourceReq(bob, "update", "team-a", "configmaps", "c"), authz.DecisionNoOpinion},
-		{"owner's other namespace", resourceReq(alice, "get", "team-b", "pods", "p"), authz.DecisionNoOpinion},
-		{"deny rule", resourceReq(alice, "delete", "team-a", "secrets", "s"), authz.DecisionDeny},
+		{"owner edits own namespace", resourceReq(alice, "update", "team-a", "configmaps", "c"), authz.DecisionAllow, false},
+		{"owner reads", resourceReq(alice, "get", "team-a", "pods", "p"), authz.DecisionAllow, false},
+		{"not the owner", resourceReq(bob, "update", "team-a", "configmaps", "c"), authz.DecisionNoOpinion, false},
+		{"owner's other namespace", resourceReq(alice, "get", "team-b", "pods", "p"), authz.DecisionNoOpinion, false},
+		{"deny rule", resourceReq(alice, "delete", "team-a", "secrets", "s"), authz.DecisionDeny, false},
 	})
 }
 
@@ -65,8 +65,8 @@ func TestCasbinChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBoth(t, e, []engineCase{
-		{"deny decides", resourceReq(user("alice"), "delete", "team-a", "secrets", "s"), authz.DecisionDeny},
-		{"no opinion passes on", resourceReq(user("carol"), "get", "team-a", "pods", "p"), authz.DecisionAllow},
+		{"deny decides", resourceReq(user("alice"), "delete", "team-a", "secrets", "s"), authz.DecisionDeny, false},
+		{"no opinion passes on", resourceReq(user("carol"), "get", "team-a", "pods", "p"), authz.DecisionAllow, false},
 	})
 }
 

@@ -38,9 +38,15 @@ type Config struct {
 	// AuthorizationModes lists the engines asked in order
 	// (--authorization-mode): "Node", "RBAC", "ABAC", "Casbin",
 	// "Webhook", "AlwaysAllow", "AlwaysDeny". The first Allow or Deny
-	// decides. Required; a name given
-	// twice is an error.
+	// decides. Required unless AuthorizationConfigFile is given; a name
+	// given twice is an error.
 	AuthorizationModes []string
+	// AuthorizationConfigFile is kube's structured authorization
+	// configuration (--authorization-config): the chain as an
+	// apiserver.config.k8s.io AuthorizationConfiguration, webhooks with
+	// their own timeouts, failure policies and CEL match conditions
+	// included. Mutually exclusive with AuthorizationModes, as in kube.
+	AuthorizationConfigFile string
 	// WebhookURL is the SubjectAccessReview endpoint the "Webhook" mode
 	// asks (--authorization-webhook-url). Required with that mode.
 	WebhookURL string
@@ -103,7 +109,7 @@ func (cfg Config) validate() error {
 		return fmt.Errorf("%w: negative policy reload interval", ErrInvalidConfig)
 	case cfg.RBACDebounce < 0:
 		return fmt.Errorf("%w: negative RBAC debounce", ErrInvalidConfig)
-	case len(cfg.AuthorizationModes) == 0:
+	case len(cfg.AuthorizationModes) == 0 && cfg.AuthorizationConfigFile == "":
 		return fmt.Errorf("%w: no authorization mode", ErrInvalidConfig)
 	}
 	return nil

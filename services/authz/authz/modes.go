@@ -61,13 +61,21 @@ var authorizationModes = map[string]newModeFunc{
 	ModeCasbin:  newCasbinMode,
 }
 
+// step is one authorizer of the chain: what the errors call it, and how
+// it is built.
+type step struct {
+	name  string
+	build newModeFunc
+}
+
 // buildChain builds the configured modes, in the order given, into one
 // chain, and gathers their readiness checks and rule listers. A name that
 // is unknown or given twice is refused before anything starts. The modes
 // publish their policy revisions, summed, on feed, and the chain's answers
 // carry that sum.
 func buildChain(ctx context.Context, cfg Config, feed *revision.Feed) (engines, error) {
-	if err := validateModes(cfg.AuthorizationModes); err != nil {
+	steps, err := chainSteps(cfg)
+	if err != nil {
 		return engines{}, err
 	}
 	revs := newPolicyRevisions(feed)
@@ -76,10 +84,10 @@ func buildChain(ctx context.Context, cfg Config, feed *revision.Feed) (engines, 
 		checks []health.Check
 		rules  []rulesFunc
 	)
-	for _, name := range cfg.AuthorizationModes {
-		m, err := authorizationModes[name](ctx, cfg, revs)
+	for _, s := range steps {
+		m, err := s.build(ctx, cfg, revs)
 		if err != nil {
-			return engines{}, fmt.Errorf("authorization mode %q: %w", name, err)
+			return engines{}, fmt.Errorf("authorization mode %q: %w", s.name, err)
 		}
 		list = append(list, m.authorizer)
 		checks = append(checks, m.checks...)
@@ -90,6 +98,25 @@ func buildChain(ctx context.Context, cfg Config, feed *revision.Feed) (engines, 
 		return engines{}, err
 	}
 	return engines{authorizer: stamped(chain, revs), checks: checks, rules: unionRules(rules)}, nil
+}
+
+// chainSteps is the chain --authorization-config names when given, else
+// the one --authorization-mode names; kube takes only one of the two.
+func chainSteps(cfg Config) ([]step, error) {
+	if cfg.AuthorizationConfigFile != "" {
+		if len(cfg.AuthorizationModes) > 0 {
+			return nil, fmt.Errorf("%w: an authorization config and authorization modes are mutually exclusive", ErrInvalidConfig)
+		}
+		return configSteps(cfg.AuthorizationConfigFile)
+	}
+	if err := validateModes(cfg.AuthorizationModes); err != nil {
+		return nil, err
+	}
+	steps := make([]step, 0, len(cfg.AuthorizationModes))
+	for _, name := range cfg.AuthorizationModes {
+		steps = append(steps, step{name: name, build: authorizationModes[name]})
+	}
+	return steps, nil
 }
 
 // validateModes checks the names as kube does: known, and none twice.

@@ -57,15 +57,15 @@ func TestNodeMode(t *testing.T) {
 	_, e := startNode(t, revision.NewFeed(), podOn("web", "node1", "web-secret", "web-config"), podOn("db", "node2", "db-secret", "db-config"))
 	node1 := user("system:node:node1", "system:nodes", "system:authenticated")
 	checkBoth(t, e, []engineCase{
-		{"own pod's secret", resourceReq(node1, "get", "ns1", "secrets", "web-secret"), authz.DecisionAllow},
-		{"own pod's configmap", resourceReq(node1, "get", "ns1", "configmaps", "web-config"), authz.DecisionAllow},
-		{"other node's pod's secret", resourceReq(node1, "get", "ns1", "secrets", "db-secret"), authz.DecisionNoOpinion},
-		{"list secrets", resourceReq(node1, "list", "ns1", "secrets", ""), authz.DecisionNoOpinion},
-		{"own node", resourceReq(node1, "get", "", "nodes", "node1"), authz.DecisionAllow},
-		{"all nodes, without a field selector", resourceReq(node1, "list", "", "nodes", ""), authz.DecisionNoOpinion},
-		{"static node rule", resourceReq(node1, "create", "ns1", "events", ""), authz.DecisionAllow},
-		{"not a node", resourceReq(user("bob", "system:authenticated"), "get", "ns1", "secrets", "web-secret"), authz.DecisionNoOpinion},
-		{"node name without the group", resourceReq(user("system:node:node1"), "get", "ns1", "secrets", "web-secret"), authz.DecisionNoOpinion},
+		{"own pod's secret", resourceReq(node1, "get", "ns1", "secrets", "web-secret"), authz.DecisionAllow, false},
+		{"own pod's configmap", resourceReq(node1, "get", "ns1", "configmaps", "web-config"), authz.DecisionAllow, false},
+		{"other node's pod's secret", resourceReq(node1, "get", "ns1", "secrets", "db-secret"), authz.DecisionNoOpinion, false},
+		{"list secrets", resourceReq(node1, "list", "ns1", "secrets", ""), authz.DecisionNoOpinion, false},
+		{"own node", resourceReq(node1, "get", "", "nodes", "node1"), authz.DecisionAllow, false},
+		{"all nodes, without a field selector", resourceReq(node1, "list", "", "nodes", ""), authz.DecisionNoOpinion, false},
+		{"static node rule", resourceReq(node1, "create", "ns1", "events", ""), authz.DecisionAllow, false},
+		{"not a node", resourceReq(user("bob", "system:authenticated"), "get", "ns1", "secrets", "web-secret"), authz.DecisionNoOpinion, false},
+		{"node name without the group", resourceReq(user("system:node:node1"), "get", "ns1", "secrets", "web-secret"), authz.DecisionNoOpinion, false},
 	})
 }
 
