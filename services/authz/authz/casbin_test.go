@@ -126,3 +126,27 @@ func TestCasbinRefusesAtStart(t *testing.T) {
 		})
 	}
 }
+
+// TestCasbinDeployExample: the README's example model and policy
+// (deploy/compose/authz-policy) decide as the README says.
+func TestCasbinDeployExample(t *testing.T) {
+	const dir = "../../../deploy/compose/authz-policy"
+	e, err := buildTest(t, Config{
+		AuthorizationModes: []string{ModeCasbin},
+		CasbinModel:        dir + "/owners.conf",
+		CasbinPolicy:       dir + "/owners.csv",
+	}, revision.NewFeed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob := user("bob", "system:authenticated")
+	logs := resourceReq(bob, "get", "team-bob", "pods", "p")
+	logs.Subresource = "log"
+	checkBoth(t, e, []engineCase{
+		{"owner edits own namespace", resourceReq(bob, "update", "team-bob", "configmaps", "c"), authz.DecisionAllow, false},
+		{"owner reads logs", logs, authz.DecisionAllow, false},
+		{"another's namespace", resourceReq(bob, "update", "team-carol", "configmaps", "c"), authz.DecisionNoOpinion, false},
+		{"cluster-scoped", resourceReq(bob, "list", "", "namespaces", ""), authz.DecisionNoOpinion, false},
+		{"secrets are not deleted", resourceReq(bob, "delete", "team-bob", "secrets", "s"), authz.DecisionDeny, false},
+	})
+}
