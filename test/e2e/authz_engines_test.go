@@ -106,3 +106,61 @@ func writeAside(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestAuthzNodeMode: with kube's usual --authorization-mode=Node,RBAC, a
+// kubelet with node credentials reads the secret of a pod bound to its
+// node through the aggregator, not another one, not the list; once the
+// pod is gone, not that secret either (the graph's change moves authz's
+// revision, so the aggregator's cached allow goes too).
+func TestAuthzNodeMode(t *testing.T) {
+	s := startAuthzStackWith(t, "--authorization-mode=Node,RBAC")
+	admin := s.agg.Kubeconfig(t, "admin", authzAdminToken)
+	node := s.agg.Kubeconfig(t, "n1", authzNodeToken)
+	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web","namespace":"default"},
+"spec":{"nodeName":"n1","containers":[{"name":"c","image":"nginx"}],
+"volumes":[{"name":"s","secret":{"secretName":"mine"}}]}}`
+	for _, args := range [][]string{
+		{"create", "secret", "generic", "mine", "-n", "default", "--from-literal=k=v"},
+		{"create", "secret", "generic", "other", "-n", "default", "--from-literal=k=v"},
+	} {
+		if out, err := s.agg.Kubectl(t, admin, "", args...); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	if out, err := s.agg.Kubectl(t, admin, pod, "create", "-f", "-"); err != nil {
+		t.Fatalf("create pod: %v\n%s", err, out)
+	}
+	get := func(name string) func() (string, error) {
+		return func() (string, error) { return s.agg.Kubectl(t, node, "", "get", "secret", name, "-n", "default") }
+	}
+	allowed := func(_ string, err error) bool { return err == nil }
+	forbidden := func(out string, err error) bool { return err != nil && strings.Contains(out, "forbidden") }
+	waitFor := func(what string, ok func(string, error) bool, do func() (string, error)) time.Duration {
+		t.Helper()
+		start := time.Now()
+		var out string
+		var err error
+		if !eventually(t, 30*time.Second, func(context.Context) (bool, error) {
+			out, err = do()
+			return ok(out, err), nil
+		}) {
+			t.Fatalf("%s: not within 30s: %v\n%s", what, err, out)
+		}
+		return time.Since(start)
+	}
+	waitFor("the node reads its pod's secret", allowed, get("mine"))
+	if out, err := get("other")(); !forbidden(out, err) {
+		t.Errorf("the node reading a secret no pod of its uses: %v\n%s", err, out)
+	}
+	if out, err := s.agg.Kubectl(t, node, "", "get", "secrets", "-n", "default"); !forbidden(out, err) {
+		t.Errorf("the node listing secrets: %v\n%s", err, out)
+	}
+	if out, err := s.agg.Kubectl(t, admin, "", "delete", "pod", "web", "-n", "default", "--grace-period=0", "--force"); err != nil {
+		t.Fatalf("delete pod: %v\n%s", err, out)
+	}
+	took := waitFor("the node loses the secret with the pod", forbidden, get("mine"))
+	t.Logf("the pod's deletion reached the node's reads %v after kubectl returned", took.Round(time.Millisecond))
+	if took > 3*time.Second {
+		t.Errorf("the node kept reading the secret %v after its pod was deleted, want well under 3s", took)
+	}
+}

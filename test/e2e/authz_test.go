@@ -21,6 +21,8 @@ const (
 	authzAdminToken = "admin-token-authz-0123456789"
 	authzOwnToken   = "authz-token-0123456789"
 	authzBobToken   = "bob-token-0123456789"
+	// authzNodeToken is node n1's kubelet: kube's node credentials.
+	authzNodeToken = "node-n1-token-0123456789"
 )
 
 // startAuthzStack starts the split composition for authorization: the
@@ -66,7 +68,8 @@ func startAuthzStackWith(t *testing.T, args ...string) *authzStack {
 	tokens := filepath.Join(dir, "tokens.csv")
 	content := authzAdminToken + `,admin,uid-admin,"system:masters"` + "\n" +
 		authzOwnToken + `,system:kubesplit:authz,uid-authz,"system:masters"` + "\n" +
-		authzBobToken + ",bob,uid-bob\n"
+		authzBobToken + ",bob,uid-bob\n" +
+		authzNodeToken + `,system:node:n1,uid-n1,"system:nodes"` + "\n"
 	if err := os.WriteFile(tokens, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
