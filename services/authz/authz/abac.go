@@ -19,7 +19,7 @@ func newABACMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 	if cfg.PolicyFile == "" {
 		return mode{}, fmt.Errorf("%w: the ABAC mode needs a policy file (--authorization-policy-file)", ErrInvalidConfig)
 	}
-	a, err := newFilePolicy(ctx, cfg, revs, []string{cfg.PolicyFile}, func([][]byte) (authz.Authorizer, error) {
+	return newFilePolicy(ctx, cfg, revs, []string{cfg.PolicyFile}, func([][]byte) (authz.Authorizer, error) {
 		// kube's loader reads the file itself; a change after the
 		// watch read it is seen on the next poll.
 		policies, err := abac.NewFromFile(cfg.PolicyFile)
@@ -28,8 +28,4 @@ func newABACMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 		}
 		return kubeauthz.Adapt(policies), nil
 	})
-	if err != nil {
-		return mode{}, err
-	}
-	return mode{authorizer: a}, nil
 }

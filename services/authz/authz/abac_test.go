@@ -2,6 +2,7 @@ package authz
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +87,28 @@ func TestABACRefusesAtStart(t *testing.T) {
 				t.Errorf("buildChain = %v, want ErrInvalidConfig naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestABACRules: kubectl auth can-i --list lists what the ABAC policy
+// gives the user, from kube's own rule resolver.
+func TestABACRules(t *testing.T) {
+	path := writeFile(t, t.TempDir(), "abac.jsonl", abacPolicy)
+	e, err := buildTest(t, Config{AuthorizationModes: []string{ModeABAC}, PolicyFile: path}, revision.NewFeed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := e.rules(user("bob", "devs"), "ns1")
+	if rules.incomplete {
+		t.Error("ABAC's rules are incomplete")
+	}
+	found := false
+	for _, r := range rules.resource {
+		if slices.Equal(r.Resources, []string{"pods"}) && slices.Contains(r.Verbs, "list") && !slices.Contains(r.Verbs, "create") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("bob's rules %+v, want pods read-only", rules.resource)
 	}
 }

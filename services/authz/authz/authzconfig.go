@@ -102,7 +102,8 @@ func newConfiguredWebhook(name string, w apiserverapi.WebhookConfiguration, comp
 	if err != nil {
 		return mode{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	return mode{authorizer: kubeauthz.Adapt(a)}, nil
+	adapted := kubeauthz.Adapt(a)
+	return mode{authorizer: adapted, rules: listedRules(adapted)}, nil
 }
 
 // webhookClientConfig is how a webhook is reached: its kubeconfig, or the

@@ -15,11 +15,7 @@ func newCasbinMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode
 	if cfg.CasbinModel == "" || cfg.CasbinPolicy == "" {
 		return mode{}, fmt.Errorf("%w: the Casbin mode needs a model and a policy file (--casbin-model, --casbin-policy)", ErrInvalidConfig)
 	}
-	a, err := newFilePolicy(ctx, cfg, revs, []string{cfg.CasbinModel, cfg.CasbinPolicy}, func(c [][]byte) (authz.Authorizer, error) {
+	return newFilePolicy(ctx, cfg, revs, []string{cfg.CasbinModel, cfg.CasbinPolicy}, func(c [][]byte) (authz.Authorizer, error) {
 		return casbinpolicy.New(string(c[0]), string(c[1]))
 	})
-	if err != nil {
-		return mode{}, err
-	}
-	return mode{authorizer: a}, nil
 }

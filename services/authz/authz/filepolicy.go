@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/services/authz/internal/filewatch"
 )
@@ -19,7 +21,9 @@ type buildFunc func(contents [][]byte) (authz.Authorizer, error)
 // and each later version that builds replaces the last and moves the
 // revision, so the aggregator drops the answers of the old one. A later
 // version that does not build is logged and changes nothing.
-func newFilePolicy(ctx context.Context, cfg Config, revs *policyRevisions, paths []string, build buildFunc) (authz.Authorizer, error) {
+//
+// The mode's rules are the current policy's, when it can list them.
+func newFilePolicy(ctx context.Context, cfg Config, revs *policyRevisions, paths []string, build buildFunc) (mode, error) {
 	var current atomic.Pointer[authz.Authorizer]
 	load := func(contents [][]byte) error {
 		a, err := build(contents)
@@ -31,10 +35,18 @@ func newFilePolicy(ctx context.Context, cfg Config, revs *policyRevisions, paths
 	}
 	source := revs.source()
 	if err := filewatch.Watch(ctx, paths, cfg.PolicyReloadInterval, load, source.Bump, cfg.Log); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		return mode{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	source.Bump()
-	return authz.AuthorizerFunc(func(ctx context.Context, a authz.Attributes) (authz.Result, error) {
-		return (*current.Load()).Authorize(ctx, a)
-	}), nil
+	return mode{
+		authorizer: authz.AuthorizerFunc(func(ctx context.Context, a authz.Attributes) (authz.Result, error) {
+			return (*current.Load()).Authorize(ctx, a)
+		}),
+		rules: func(user authenticationv1.UserInfo, namespace string) ruleSet {
+			if list := listedRules(*current.Load()); list != nil {
+				return list(user, namespace)
+			}
+			return ruleSet{incomplete: true}
+		},
+	}, nil
 }

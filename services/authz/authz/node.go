@@ -38,6 +38,7 @@ func newNodeMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 	return mode{
 		authorizer: a,
 		checks:     []health.Check{{Name: "node-graph-synced", Func: w.ready}},
+		rules:      listedRules(a),
 	}, nil
 }
 

@@ -102,3 +102,20 @@ func TestNodeGraphRevision(t *testing.T) {
 		t.Errorf("after the move: %v at %d, want NoOpinion at 30", res.Decision, res.Revision)
 	}
 }
+
+// TestNodeRules: as kube's node authorizer says, a node's rules cannot be
+// listed (incomplete), and anyone else gets none from it.
+func TestNodeRules(t *testing.T) {
+	a, _ := startNodeAuthorizer(t.Context(), informers.NewSharedInformerFactory(fake.NewClientset(), 0),
+		newPolicyRevisions(revision.NewFeed()).source())
+	rules := listedRules(a)
+	if rules == nil {
+		t.Fatal("the Node mode lists no rules")
+	}
+	if got := rules(user("system:node:n1", "system:nodes"), "ns1"); !got.incomplete {
+		t.Errorf("a node's rules: %+v, want incomplete", got)
+	}
+	if got := rules(user("bob"), "ns1"); got.incomplete || len(got.resource)+len(got.nonResource) != 0 {
+		t.Errorf("bob's rules: %+v, want none, complete", got)
+	}
+}

@@ -3,6 +3,7 @@ package kubeauthz
 import (
 	"context"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
@@ -15,9 +16,14 @@ type adapted struct {
 }
 
 // Adapt returns k answering kubesplit's Authorize. Its answers carry no
-// revision: the caller versions the policy k holds.
+// revision: the caller versions the policy k holds. When k is also kube's
+// RuleResolver the result is a RuleLister too.
 func Adapt(k authorizer.Authorizer) authz.Authorizer {
-	return adapted{kube: k}
+	a := adapted{kube: k}
+	if r, ok := k.(authorizer.RuleResolver); ok {
+		return ruleListing{adapted: a, resolver: r}
+	}
+	return a
 }
 
 // Authorize implements authz.Authorizer.
@@ -54,13 +60,15 @@ func Attributes(a authz.Attributes) authorizer.Attributes {
 }
 
 // UserInfo is the review's user as kube's user.Info.
-func UserInfo(a authz.Attributes) user.Info {
+func UserInfo(a authz.Attributes) user.Info { return userInfo(a.User) }
+
+func userInfo(u authenticationv1.UserInfo) user.Info {
 	var extra map[string][]string
-	if len(a.User.Extra) > 0 {
-		extra = make(map[string][]string, len(a.User.Extra))
-		for k, v := range a.User.Extra {
+	if len(u.Extra) > 0 {
+		extra = make(map[string][]string, len(u.Extra))
+		for k, v := range u.Extra {
 			extra[k] = []string(v)
 		}
 	}
-	return &user.DefaultInfo{Name: a.User.Username, UID: a.User.UID, Groups: a.User.Groups, Extra: extra}
+	return &user.DefaultInfo{Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra}
 }
