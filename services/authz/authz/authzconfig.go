@@ -2,12 +2,14 @@ package authz
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	apiserverapi "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/apis/apiserver/load"
@@ -19,45 +21,133 @@ import (
 	webhookmetrics "k8s.io/apiserver/plugin/pkg/authorizer/webhook/metrics"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/services/authz/internal/filewatch"
 	"github.com/kubesplit/kubesplit/services/authz/internal/kubeauthz"
 )
 
-// configSteps reads kube's structured authorization configuration
-// (--authorization-config, apiserver.config.k8s.io AuthorizationConfiguration)
-// into the chain it names. The file is loaded and validated by
-// k8s.io/apiserver's own code, as kube-apiserver does, with kubesplit's
-// modes as the known types (Casbin included) and Webhook the one that may
-// repeat; a non-webhook authorizer must be named as kube requires, its
-// type in lower case. Each Webhook entry is kube's webhook authorizer with
-// its own kubeconfig, timeout, failure policy, answer caching and CEL
-// match conditions; the other types are the modes of the same name,
-// configured by their own flags. The file is read once, at start.
-func configSteps(path string) ([]step, error) {
-	c, compiler, err := loadAuthorizationConfig(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: authorization config %s: %w", ErrInvalidConfig, path, err)
-	}
-	steps := make([]step, 0, len(c.Authorizers))
-	for _, a := range c.Authorizers {
-		if string(a.Type) != ModeWebhook {
-			steps = append(steps, step{name: string(a.Type), build: authorizationModes[string(a.Type)]})
-			continue
+// newConfigMode is the chain kube's structured authorization
+// configuration names (--authorization-config,
+// apiserver.config.k8s.io AuthorizationConfiguration), as one mode. The
+// file is loaded and validated by k8s.io/apiserver's own code, as
+// kube-apiserver does, with kubesplit's modes as the known types (Casbin
+// included) and Webhook the one that may repeat; a non-webhook authorizer
+// must be named as kube requires, its type in lower case. Each Webhook
+// entry is kube's webhook authorizer with its own kubeconfig, timeout,
+// failure policy, answer caching and CEL match conditions; the other types
+// are the modes of the same name, configured by their own flags and built
+// once.
+//
+// As kube-apiserver does, the file is reloaded when it changes: the
+// webhooks are built anew and the chain reordered as it says, while the
+// other types must stay those it started with. A version that does not
+// load changes nothing; one that does moves the revision, so the
+// aggregator drops the answers of the old chain.
+func newConfigMode(path string) newModeFunc {
+	return func(ctx context.Context, cfg Config, revs *policyRevisions) (mode, error) {
+		c := &configuredChain{path: path}
+		source := revs.source()
+		load := func(contents [][]byte) error { return c.load(ctx, cfg, revs, contents[0]) }
+		if err := filewatch.Watch(ctx, []string{path}, cfg.PolicyReloadInterval, load, source.Bump, cfg.Log); err != nil {
+			if !errors.Is(err, ErrInvalidConfig) {
+				err = fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+			}
+			return mode{}, fmt.Errorf("authorization config %s: %w", path, err)
 		}
-		name, w := a.Name, *a.Webhook
-		steps = append(steps, step{name: "Webhook " + name, build: func(context.Context, Config, *policyRevisions) (mode, error) {
-			return newConfiguredWebhook(name, w, compiler)
-		}})
+		source.Bump()
+		var checks []health.Check
+		for _, m := range c.modes {
+			checks = append(checks, m.checks...)
+		}
+		return mode{
+			authorizer: authz.AuthorizerFunc(func(ctx context.Context, a authz.Attributes) (authz.Result, error) {
+				return c.current.Load().authorizer.Authorize(ctx, a)
+			}),
+			checks: checks,
+			rules: func(user authenticationv1.UserInfo, namespace string) ruleSet {
+				return c.current.Load().rules(user, namespace)
+			},
+		}, nil
 	}
-	return steps, nil
 }
 
-// loadAuthorizationConfig loads and validates the file, and returns the
-// CEL compiler its match conditions were checked with.
-func loadAuthorizationConfig(path string) (*apiserverapi.AuthorizationConfiguration, authorizationcel.Compiler, error) {
-	data, err := os.ReadFile(path)
+// configuredChain is the chain of the configuration file in force.
+type configuredChain struct {
+	path string
+	// modes are the non-webhook modes, by type, built at the first load;
+	// only the loads (one goroutine) use it.
+	modes   map[string]mode
+	current atomic.Pointer[engines]
+}
+
+// load makes the chain of one version of the file and puts it in force.
+func (c *configuredChain) load(ctx context.Context, cfg Config, revs *policyRevisions, data []byte) error {
+	conf, compiler, err := parseAuthorizationConfig(data)
 	if err != nil {
-		return nil, nil, err
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
+	if err := c.buildModes(ctx, cfg, revs, conf); err != nil {
+		return err
+	}
+	var (
+		list  []authz.Authorizer
+		rules []rulesFunc
+	)
+	for _, a := range conf.Authorizers {
+		m, ok := c.modes[string(a.Type)]
+		if string(a.Type) == ModeWebhook {
+			if m, err = newConfiguredWebhook(a.Name, *a.Webhook, compiler); err != nil {
+				return fmt.Errorf("webhook %s: %w", a.Name, err)
+			}
+		} else if !ok {
+			return fmt.Errorf("%w: authorizer type %s was not configured at start; its authorizers may not change while authz runs", ErrInvalidConfig, a.Type)
+		}
+		list = append(list, m.authorizer)
+		rules = append(rules, m.rules)
+	}
+	chain, err := authz.Chain(list...)
+	if err != nil {
+		return err
+	}
+	c.current.Store(&engines{authorizer: chain, rules: unionRules(rules)})
+	return nil
+}
+
+// buildModes builds the non-webhook modes at the first load; at a later
+// one it checks that the same types are named, as kube-apiserver requires.
+func (c *configuredChain) buildModes(ctx context.Context, cfg Config, revs *policyRevisions, conf *apiserverapi.AuthorizationConfiguration) error {
+	types := sets.New[string]()
+	for _, a := range conf.Authorizers {
+		if string(a.Type) != ModeWebhook {
+			types.Insert(string(a.Type))
+		}
+	}
+	if c.modes != nil {
+		if have := sets.KeySet(c.modes); !have.Equal(types) {
+			return fmt.Errorf("%w: the authorizers other than webhooks must stay %v", ErrInvalidConfig, sets.List(have))
+		}
+		return nil
+	}
+	modes := map[string]mode{}
+	for _, a := range conf.Authorizers {
+		name := string(a.Type)
+		if name == ModeWebhook || modes[name].authorizer != nil {
+			continue
+		}
+		m, err := authorizationModes[name](ctx, cfg, revs)
+		if err != nil {
+			return fmt.Errorf("authorization mode %q: %w", name, err)
+		}
+		modes[name] = m
+	}
+	c.modes = modes
+	return nil
+}
+
+// parseAuthorizationConfig loads and validates one version of the file,
+// and returns the CEL compiler its match conditions were checked with.
+func parseAuthorizationConfig(data []byte) (*apiserverapi.AuthorizationConfiguration, authorizationcel.Compiler, error) {
 	c, err := load.LoadFromData(data)
 	if err != nil {
 		return nil, nil, err

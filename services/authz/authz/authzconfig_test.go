@@ -8,11 +8,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/revision"
+	"github.com/kubesplit/kubesplit/services/authz/internal/filewatch"
 )
 
 // sarWebhook is a SubjectAccessReview webhook that answers every review
@@ -137,5 +139,54 @@ func TestAuthorizationConfigRefuses(t *testing.T) {
 				t.Errorf("buildChain = %v, want ErrInvalidConfig naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestAuthorizationConfigReload: as in kube-apiserver, a changed file
+// replaces the webhooks and the order, within the aggregator's 100 ms and
+// with a new revision; the other authorizers must stay those it started
+// with, and a version that does not load changes nothing.
+func TestAuthorizationConfigReload(t *testing.T) {
+	dir := t.TempDir()
+	var calls int
+	pods := kubeconfigFor(t, dir, "pods", sarWebhook(t, http.StatusOK, authorizationv1.SubjectAccessReviewStatus{Allowed: true}, &calls))
+	casbinOnly := configHeader + "\n- {type: Casbin, name: casbin}\n"
+	withWebhook := configHeader + webhookEntry("pods", pods, "Deny", "3s", "request.resourceAttributes.resource == 'pods'") + "\n" +
+		"- {type: Casbin, name: casbin}\n"
+	file := writeFile(t, dir, "authz.yaml", withWebhook)
+	feed := revision.NewFeed()
+	e, err := buildTest(t, Config{
+		AuthorizationConfigFile: file,
+		CasbinModel:             writeFile(t, dir, "model.conf", ownersModel),
+		CasbinPolicy:            writeFile(t, dir, "policy.csv", ownersPolicy),
+	}, feed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobPods := resourceReq(user("bob"), "get", "team-x", "pods", "p")
+	if d := decision(t, e.authorizer, bobPods); d != authz.DecisionAllow {
+		t.Fatalf("with the webhook: %v, want Allow", d)
+	}
+	before, _ := feed.Current()
+	writeFile(t, dir, "authz.yaml", casbinOnly)
+	if took := waitForDecision(t, e.authorizer, bobPods, authz.DecisionNoOpinion); took > time.Second {
+		t.Errorf("reload took %v", took)
+	}
+	waitForRevision(t, feed, before+1)
+
+	after, _ := feed.Current()
+	for name, bad := range map[string]string{
+		"a new type":  configHeader + "\n- {type: Casbin, name: casbin}\n- {type: AlwaysAllow, name: alwaysallow}\n",
+		"a type gone": configHeader + webhookEntry("pods", pods, "Deny", "3s", "") + "\n",
+		"not yaml":    "authorizers: [\n",
+	} {
+		writeFile(t, dir, "authz.yaml", bad)
+		time.Sleep(10 * filewatch.DefaultInterval)
+		if rev, _ := feed.Current(); rev != after {
+			t.Errorf("%s: the revision moved from %d to %d", name, after, rev)
+		}
+		if d := decision(t, e.authorizer, bobPods); d != authz.DecisionNoOpinion {
+			t.Errorf("%s: %v, want the chain in force's NoOpinion", name, d)
+		}
 	}
 }

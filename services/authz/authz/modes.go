@@ -107,7 +107,7 @@ func chainSteps(cfg Config) ([]step, error) {
 		if len(cfg.AuthorizationModes) > 0 {
 			return nil, fmt.Errorf("%w: an authorization config and authorization modes are mutually exclusive", ErrInvalidConfig)
 		}
-		return configSteps(cfg.AuthorizationConfigFile)
+		return []step{{name: "--authorization-config", build: newConfigMode(cfg.AuthorizationConfigFile)}}, nil
 	}
 	if err := validateModes(cfg.AuthorizationModes); err != nil {
 		return nil, err
