@@ -27,7 +27,12 @@ func main() {
 	fs.StringVar(&cfg.DataDir, "data-dir", ".run/fused/etcd", "directory of the embedded etcd's data")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "static token file (token,user,uid,\"group1,group2\")")
 	fs.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous, to be authorized like anyone")
-	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", []string{"RBAC"}, "authz engines asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook")
+	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", nil,
+		"authz engines asked in order: Node, RBAC, ABAC, Casbin, AlwaysAllow, AlwaysDeny (default RBAC; not with --authorization-config)")
+	fs.StringVar(&cfg.AuthorizationConfigFile, "authorization-config", "", "kube's structured authorization configuration (AuthorizationConfiguration); not with --authorization-mode")
+	fs.StringVar(&cfg.AuthorizationPolicyFile, "authorization-policy-file", "", "the ABAC mode's policy file, kube's format; reloaded on change")
+	fs.StringVar(&cfg.CasbinModel, "casbin-model", "", "the Casbin mode's casbin model (.conf); reloaded on change")
+	fs.StringVar(&cfg.CasbinPolicy, "casbin-policy", "", "the Casbin mode's casbin policy (.csv); reloaded on change")
 	fs.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins to enable besides the default ones")
 	fs.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "default admission plugins to disable")
 	registry.AddKubeFlags(fs, &cfg.Registry)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,8 @@ const (
 	authzAdminToken = "admin-token-authz-0123456789"
 	authzOwnToken   = "authz-token-0123456789"
 	authzBobToken   = "bob-token-0123456789"
+	// authzNodeToken is node n1's kubelet: kube's node credentials.
+	authzNodeToken = "node-n1-token-0123456789"
 )
 
 // startAuthzStack starts the split composition for authorization: the
@@ -29,6 +32,34 @@ const (
 // before it is ready). It returns once authz reports rbac-synced.
 func startAuthzStack(t *testing.T) (*framework.Aggregator, *framework.Authz, *identity.Signer) {
 	t.Helper()
+	s := startAuthzStackWith(t)
+	return s.agg, s.az, s.signer
+}
+
+// authzStack is startAuthzStack's composition, with what it takes to
+// start authz again on the same address with other flags.
+type authzStack struct {
+	agg    *framework.Aggregator
+	az     *framework.Authz
+	signer *identity.Signer
+	// authzArgs are the flags every authz of the stack needs: its
+	// address, the aggregator's key, its kubeconfig.
+	authzArgs []string
+}
+
+// restartAuthz stops authz and starts it again with its flags and args
+// (an engine of its own), and waits until it is ready.
+func (s *authzStack) restartAuthz(t *testing.T, args ...string) {
+	t.Helper()
+	s.az.Stop(t)
+	s.az = framework.StartAuthz(t, append(slices.Clone(s.authzArgs), args...)...)
+	s.az.WaitReady(t, 60*time.Second)
+}
+
+// startAuthzStackWith is startAuthzStack, authz given args besides its
+// own (RBAC when they name no engine).
+func startAuthzStackWith(t *testing.T, args ...string) *authzStack {
+	t.Helper()
 	dir := t.TempDir()
 	privPath, pubPath := filepath.Join(dir, "aggregator.key"), filepath.Join(dir, "aggregator.pub")
 	if err := identity.GenerateKeyFiles(privPath, pubPath); err != nil {
@@ -37,7 +68,8 @@ func startAuthzStack(t *testing.T) (*framework.Aggregator, *framework.Authz, *id
 	tokens := filepath.Join(dir, "tokens.csv")
 	content := authzAdminToken + `,admin,uid-admin,"system:masters"` + "\n" +
 		authzOwnToken + `,system:kubesplit:authz,uid-authz,"system:masters"` + "\n" +
-		authzBobToken + ",bob,uid-bob\n"
+		authzBobToken + ",bob,uid-bob\n" +
+		authzNodeToken + `,system:node:n1,uid-n1,"system:nodes"` + "\n"
 	if err := os.WriteFile(tokens, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +82,12 @@ func startAuthzStack(t *testing.T) (*framework.Aggregator, *framework.Authz, *id
 		"--authorization-mode", "Webhook",
 		"--authz-url", "http://"+authzAddr,
 	)
-	az := framework.StartAuthz(t,
+	authzArgs := []string{
 		"--bind-address", authzAddr,
 		"--identity-public-key-file", pubPath,
 		"--kubeconfig", agg.Kubeconfig(t, "authz", authzOwnToken),
-	)
+	}
+	az := framework.StartAuthz(t, append(slices.Clone(authzArgs), args...)...)
 	az.WaitReady(t, 60*time.Second)
 	key, err := identity.LoadPrivateKey(privPath)
 	if err != nil {
@@ -64,7 +97,7 @@ func startAuthzStack(t *testing.T) (*framework.Aggregator, *framework.Authz, *id
 	if err != nil {
 		t.Fatal(err)
 	}
-	return agg, az, signer
+	return &authzStack{agg: agg, az: az, signer: signer, authzArgs: authzArgs}
 }
 
 // TestAuthzRBACThroughAggregator: RBAC objects written through the

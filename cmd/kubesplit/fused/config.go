@@ -28,8 +28,12 @@ type Config struct {
 	// system:anonymous.
 	AnonymousAuth bool
 	// AuthorizationModes are authz's engines (--authorization-mode);
-	// empty means RBAC.
+	// empty means RBAC, unless AuthorizationConfigFile is given.
 	AuthorizationModes []string
+	// AuthorizationConfigFile, AuthorizationPolicyFile, CasbinModel and
+	// CasbinPolicy are authz's --authorization-config,
+	// --authorization-policy-file, --casbin-model and --casbin-policy.
+	AuthorizationConfigFile, AuthorizationPolicyFile, CasbinModel, CasbinPolicy string
 	// EnableAdmissionPlugins and DisableAdmissionPlugins are kube's
 	// --enable-admission-plugins and --disable-admission-plugins.
 	EnableAdmissionPlugins, DisableAdmissionPlugins []string

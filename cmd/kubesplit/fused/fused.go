@@ -149,11 +149,13 @@ func (s *Server) startAuthn(ctx context.Context, cfg Config, st *stages, client 
 
 func (s *Server) startAuthz(ctx context.Context, cfg Config, st *stages, rc *rest.Config, keys []crypto.PublicKey, ln net.Listener) error {
 	modes := cfg.AuthorizationModes
-	if len(modes) == 0 {
+	if len(modes) == 0 && cfg.AuthorizationConfigFile == "" {
 		modes = []string{authz.ModeRBAC}
 	}
 	az, err := authz.Start(ctx, authz.Config{
 		Endpoint: serve.Endpoint{Listener: ln}, AuthorizationModes: modes, IdentityKeys: keys, RESTConfig: rc, Log: cfg.Log,
+		AuthorizationConfigFile: cfg.AuthorizationConfigFile, PolicyFile: cfg.AuthorizationPolicyFile,
+		CasbinModel: cfg.CasbinModel, CasbinPolicy: cfg.CasbinPolicy,
 	})
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/authz/internal/filewatch"
 )
 
 // Defaults for the zero values of Config.
@@ -35,13 +36,31 @@ type Config struct {
 	// HTTPS.
 	serve.Endpoint
 	// AuthorizationModes lists the engines asked in order
-	// (--authorization-mode): "RBAC", "AlwaysAllow", "AlwaysDeny",
-	// "Webhook". The first Allow or Deny decides. Required; a name given
-	// twice is an error.
+	// (--authorization-mode): "Node", "RBAC", "ABAC", "Casbin",
+	// "Webhook", "AlwaysAllow", "AlwaysDeny". The first Allow or Deny
+	// decides. Required unless AuthorizationConfigFile is given; a name
+	// given twice is an error.
 	AuthorizationModes []string
+	// AuthorizationConfigFile is kube's structured authorization
+	// configuration (--authorization-config): the chain as an
+	// apiserver.config.k8s.io AuthorizationConfiguration, webhooks with
+	// their own timeouts, failure policies and CEL match conditions
+	// included. Mutually exclusive with AuthorizationModes, as in kube.
+	AuthorizationConfigFile string
 	// WebhookURL is the SubjectAccessReview endpoint the "Webhook" mode
 	// asks (--authorization-webhook-url). Required with that mode.
 	WebhookURL string
+	// PolicyFile is the ABAC mode's policy, kube's format: a JSON
+	// abac.authorization.kubernetes.io Policy a line
+	// (--authorization-policy-file). Required with that mode.
+	PolicyFile string
+	// CasbinModel and CasbinPolicy are the Casbin mode's casbin model
+	// (.conf) and policy (.csv) files (--casbin-model, --casbin-policy).
+	// Required with that mode.
+	CasbinModel, CasbinPolicy string
+	// PolicyReloadInterval is how often the policy files (ABAC, Casbin)
+	// are checked for changes; zero means filewatch.DefaultInterval.
+	PolicyReloadInterval time.Duration
 	// IdentityKeys are the aggregator's public keys: a review is answered
 	// only with the aggregator's signed assertion, so nobody can probe the
 	// policy by talking to authz directly. Required.
@@ -69,6 +88,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.RBACDebounce == 0 {
 		cfg.RBACDebounce = DefaultRBACDebounce
 	}
+	if cfg.PolicyReloadInterval == 0 {
+		cfg.PolicyReloadInterval = filewatch.DefaultInterval
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -83,9 +105,11 @@ func (cfg Config) validate() error {
 		return fmt.Errorf("%w: no bind address", ErrInvalidConfig)
 	case len(cfg.IdentityKeys) == 0:
 		return fmt.Errorf("%w: no identity public key of the aggregator", ErrInvalidConfig)
+	case cfg.PolicyReloadInterval < 0:
+		return fmt.Errorf("%w: negative policy reload interval", ErrInvalidConfig)
 	case cfg.RBACDebounce < 0:
 		return fmt.Errorf("%w: negative RBAC debounce", ErrInvalidConfig)
-	case len(cfg.AuthorizationModes) == 0:
+	case len(cfg.AuthorizationModes) == 0 && cfg.AuthorizationConfigFile == "":
 		return fmt.Errorf("%w: no authorization mode", ErrInvalidConfig)
 	}
 	return nil

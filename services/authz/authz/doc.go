@@ -14,9 +14,15 @@
 // The default engine is RBAC (package rbac), fed from the API itself: the
 // service watches Roles, ClusterRoles and their bindings through the
 // aggregator with its own credentials, like any controller, and rebuilds
-// the engine's policy on every change. Every answer carries the revision
-// of the policy it was computed at (pkg/authz.RevisionHeader), so a cache
-// in front of it can tell a stale answer from a fresh one.
+// the engine's policy on every change. The others are kube's Node
+// authorizer (its graph kept from informers the same way), kube's ABAC,
+// a casbin model and policy of the user's own (package casbinpolicy),
+// webhooks, AlwaysAllow and AlwaysDeny, chained by --authorization-mode
+// or by kube's structured --authorization-config. Every answer carries
+// the revision of the policies it was computed at (pkg/authz.RevisionHeader;
+// the sum of the engines' own, see policyRevisions), so a cache in front
+// of it can tell a stale answer from a fresh one, whichever engine's
+// policy changed.
 //
 // Start runs the service in-process (tests and a fused binary use it);
 // the command in the parent directory is a thin wrapper around it.

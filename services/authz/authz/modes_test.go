@@ -11,7 +11,10 @@ import (
 func TestBuildChainRefuses(t *testing.T) {
 	cases := map[string]Config{
 		"duplicate":            {AuthorizationModes: []string{ModeAlwaysDeny, ModeAlwaysDeny}},
-		"unknown":              {AuthorizationModes: []string{"ABAC"}},
+		"unknown":              {AuthorizationModes: []string{"Bogus"}},
+		"node without API":     {AuthorizationModes: []string{ModeNode, ModeRBAC}},
+		"abac without file":    {AuthorizationModes: []string{ModeABAC}},
+		"casbin without files": {AuthorizationModes: []string{ModeCasbin}},
 		"none":                 {},
 		"webhook without url":  {AuthorizationModes: []string{ModeWebhook}},
 		"rbac without API":     {AuthorizationModes: []string{ModeRBAC}},

@@ -10,7 +10,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/health"
-	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/services/authz/internal/rbac"
 )
 
@@ -18,8 +17,8 @@ import (
 // objects the service watches through the API. It answers with an
 // evaluation error (never an allow) until the first policy is loaded, and
 // adds the rbac-synced readiness check that tells when that happened. Each
-// policy loaded is published on feed.
-func newRBACMode(ctx context.Context, cfg Config, feed *revision.Feed) (mode, error) {
+// policy loaded is published as its share of revs.
+func newRBACMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, error) {
 	if cfg.RESTConfig == nil {
 		return mode{}, fmt.Errorf("%w: the RBAC mode needs a way to reach the API (a kubeconfig)", ErrInvalidConfig)
 	}
@@ -27,17 +26,15 @@ func newRBACMode(ctx context.Context, cfg Config, feed *revision.Feed) (mode, er
 	if err != nil {
 		return mode{}, err
 	}
-	client, err := kubernetes.NewForConfig(rest.CopyConfig(cfg.RESTConfig))
+	factory, err := newInformerFactory(cfg)
 	if err != nil {
-		return mode{}, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		return mode{}, err
 	}
-	// No periodic resync: the policy only changes when an object does.
-	factory := informers.NewSharedInformerFactory(client, 0)
 	s, err := newPolicySync(engine, factory, cfg.RBACDebounce, cfg.Log)
 	if err != nil {
 		return mode{}, err
 	}
-	s.onLoad = feed.Set
+	s.onLoad = revs.source().Set
 	s.start(ctx)
 	return mode{
 		authorizer: engine,
@@ -47,4 +44,15 @@ func newRBACMode(ctx context.Context, cfg Config, feed *revision.Feed) (mode, er
 			return ruleSet{resource: res, nonResource: nonRes}
 		},
 	}, nil
+}
+
+// newInformerFactory is a factory of informers on the API, reached as
+// cfg.RESTConfig says, for a mode that follows objects there.
+func newInformerFactory(cfg Config) (informers.SharedInformerFactory, error) {
+	client, err := kubernetes.NewForConfig(rest.CopyConfig(cfg.RESTConfig))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	// No periodic resync: the policy only changes when an object does.
+	return informers.NewSharedInformerFactory(client, 0), nil
 }

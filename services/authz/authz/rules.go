@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"context"
 	"net/http"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -9,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/services/authz/internal/kubeauthz"
 )
 
 // ruleSet is what a mode says a user may do in a namespace.
@@ -40,6 +43,19 @@ func unionRules(modes []rulesFunc) rulesFunc {
 			out.incomplete = out.incomplete || s.incomplete
 		}
 		return out
+	}
+}
+
+// listedRules is the rule lister of an engine adapted from kube's (Node,
+// ABAC, a configured webhook); nil when it has none.
+func listedRules(a authz.Authorizer) rulesFunc {
+	l, ok := a.(kubeauthz.RuleLister)
+	if !ok {
+		return nil
+	}
+	return func(user authenticationv1.UserInfo, namespace string) ruleSet {
+		r := l.RulesFor(context.Background(), user, namespace)
+		return ruleSet{resource: r.Resource, nonResource: r.NonResource, incomplete: r.Incomplete}
 	}
 }
 

@@ -39,6 +39,14 @@ func StartAuthz(t testing.TB, args ...string) *Authz {
 	return &Authz{URL: p.url, proc: p}
 }
 
+// Stop stops authz (SIGTERM) and waits for it to exit, so that a test can
+// start another authz, with other flags, on the same address: the
+// aggregator follows whichever answers there.
+func (a *Authz) Stop(t testing.TB) {
+	t.Helper()
+	a.proc.stop(t)
+}
+
 // WaitReady polls /readyz until it answers 200, for at most timeout.
 func (a *Authz) WaitReady(t testing.TB, timeout time.Duration) {
 	t.Helper()
