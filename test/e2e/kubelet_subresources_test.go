@@ -114,6 +114,7 @@ func TestKubeletSubresourcesAsKube(t *testing.T) {
 			"/api/v1/namespaces/default/pods/lost/log",
 			"/api/v1/namespaces/default/pods/web/proxy/",
 			"/api/v1/nodes/node-a/proxy/healthz",
+			"/api/v1/namespaces/default/services/backed:http/proxy/",
 			"/api/v1/namespaces/default/services/unbacked/proxy/",
 			"/api/v1/namespaces/default/services/backed:81/proxy/",
 			"/api/v1/namespaces/default/services/nope/proxy/",
@@ -166,16 +167,6 @@ func checkKubeletSubresources(t *testing.T, srv kubeletServer) {
 			t.Fatalf("through the forwarded port: %q", body)
 		}
 		stream.Stop()
-	})
-	t.Run("service proxy", func(t *testing.T) {
-		// By port name and by number; kube reads EndpointSlices from an
-		// informer, so the first answers may come before it has them.
-		for _, path := range []string{"/api/v1/namespaces/default/services/backed:http/proxy/", "/api/v1/namespaces/default/services/http:backed:80/proxy/"} {
-			polltest.Until(t, 20*time.Second, path, func() bool {
-				code, body := getBody(t, srv, path)
-				return code == http.StatusOK && body == "hello from the pod\n"
-			})
-		}
 	})
 	t.Run("no such container", func(t *testing.T) {
 		out, err := kubectlRun(admin, "logs", "web", "-c", "nope")
@@ -246,9 +237,11 @@ func seedKubeletObjects(t *testing.T, c *kubernetes.Clientset, port, deadPort in
 }
 
 // seedServiceProxyObjects creates a Service "backed" whose EndpointSlice
-// names a pod at the test pod's address, and a Service "unbacked" whose
-// EndpointSlice names an address no pod holds, which a service proxy must
-// not reach.
+// names its pod, but at an address the pod does not hold, and a Service
+// "unbacked" whose EndpointSlice names no pod: a service proxy must reach
+// neither, and kube's refusals are compared. (Addresses are TEST-NET ones:
+// an EndpointSlice may not name a loopback address, so the proxying itself
+// is tested in the registry's handler tests.)
 func seedServiceProxyObjects(t *testing.T, c *kubernetes.Clientset, podPort int) {
 	ctx := context.Background()
 	no := false
@@ -259,8 +252,8 @@ func seedServiceProxyObjects(t *testing.T, c *kubernetes.Clientset, podPort int)
 		t.Fatal(err)
 	}
 	created.Status.Phase = corev1.PodRunning
-	created.Status.PodIP = "127.0.0.1"
-	created.Status.PodIPs = []corev1.PodIP{{IP: "127.0.0.1"}}
+	created.Status.PodIP = "192.0.2.11"
+	created.Status.PodIPs = []corev1.PodIP{{IP: "192.0.2.11"}}
 	if _, err := c.CoreV1().Pods("default").UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +266,7 @@ func seedServiceProxyObjects(t *testing.T, c *kubernetes.Clientset, podPort int)
 		}
 		slice := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: svc + "-1", Labels: map[string]string{discoveryv1.LabelServiceName: svc}},
 			AddressType: discoveryv1.AddressTypeIPv4,
-			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"127.0.0.1"}, TargetRef: ref}},
+			Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"192.0.2.12"}, TargetRef: ref}},
 			Ports:       []discoveryv1.EndpointPort{{Name: &name, Port: &port}}}
 		if _, err := c.DiscoveryV1().EndpointSlices("default").Create(ctx, slice, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
