@@ -110,6 +110,11 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 		s.args[name] = append(append(append([]string{"--bind-address", s.Addr[name]}, s.args[name]...), tlsArgs.serving...), opts.Args[name]...)
 		s.Start(t, name)
 	}
+	// The registry stops first, while admission still answers: its
+	// controllers give their leases back with writes that admission must
+	// admit, and stopped after admission it would wait out its bound on
+	// that (ten seconds of every test). Cleanups run last-registered first.
+	t.Cleanup(func() { s.procs[StageRegistry].stop(t) })
 	s.WaitReady(t, 90*time.Second)
 	return s
 }
