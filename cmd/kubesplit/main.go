@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/cmd/kubesplit/fused"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/admission/admission"
 )
 
 func main() {
@@ -28,6 +29,8 @@ func main() {
 	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", []string{"RBAC"}, "authz engines asked in order: RBAC, AlwaysAllow, AlwaysDeny, Webhook")
 	fs.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins to enable besides the default ones")
 	fs.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "default admission plugins to disable")
+	cfg.DefaultTolerations = &admission.TolerationSeconds{}
+	cfg.DefaultTolerations.AddFlags(fs)
 	fs.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the registry's controllers")
 	serve.Main("kubesplit", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint

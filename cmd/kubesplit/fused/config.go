@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/admission/admission"
 )
 
 // Config configures the fused composition. Flags follow kube-apiserver's
@@ -31,6 +32,9 @@ type Config struct {
 	// EnableAdmissionPlugins and DisableAdmissionPlugins are kube's
 	// --enable-admission-plugins and --disable-admission-plugins.
 	EnableAdmissionPlugins, DisableAdmissionPlugins []string
+	// DefaultTolerations are kube's --default-not-ready-toleration-seconds
+	// and --default-unreachable-toleration-seconds; nil means 300 each.
+	DefaultTolerations *admission.TolerationSeconds
 	// DisableControllers leaves out the registry's controllers.
 	DisableControllers bool
 	// Log receives the services' logs; nil means slog.Default().
