@@ -92,6 +92,7 @@ func TestConfigErrors(t *testing.T) {
 		"no API":                func(c *Config) { c.Client = nil },
 		"unknown plugin":        func(c *Config) { c.EnablePlugins = []string{"Nope"} },
 		"bad key":               func(c *Config) { c.IdentityKeys = []crypto.PublicKey{"not a key"} },
+		"negative tolerations":  func(c *Config) { c.DefaultTolerations = &TolerationSeconds{NotReady: -1, Unreachable: 300} },
 	}
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {
