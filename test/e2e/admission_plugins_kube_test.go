@@ -27,7 +27,8 @@ import (
 // unknown class refused), DefaultStorageClass and
 // StorageObjectInUseProtection (a claim gets the default class and the
 // pvc-protection finalizer), DefaultTolerationSeconds, PodSecurity
-// (enforce refuses a privileged pod, warn warns about it) and
+// (enforce refuses a pod the restricted level does not allow, warn warns
+// about it) and
 // CertificateApproval (approving for a signer without "approve" on it is
 // refused).
 func TestAdmissionPluginsAsKube(t *testing.T) {
@@ -95,9 +96,11 @@ func TestAdmissionPluginsAsKube(t *testing.T) {
 	})
 	t.Run("a claim gets the default StorageClass and the protection finalizer", func(t *testing.T) {
 		claims := map[string]answer{}
-		for i, a := range servers {
+		// Each attempt a claim of its own: one made before the class was
+		// seen stays without it.
+		for _, a := range servers {
 			claims[a.name] = answeredAs(t, a, "POST", "/api/v1/namespaces/adm/persistentvolumeclaims", "",
-				`{"metadata":{"name":"c`+string(rune('0'+i))+`"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`,
+				`{"metadata":{"generateName":"claim-"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`,
 				http.StatusCreated, func(ans answer) bool { return field(ans.body, "spec", "storageClassName") == "e2e-default" })
 		}
 		for name, ans := range claims {
@@ -106,17 +109,22 @@ func TestAdmissionPluginsAsKube(t *testing.T) {
 			}
 		}
 	})
-	privileged := `{"containers":[{"name":"c","image":"i","securityContext":{"privileged":true}}]}`
-	t.Run("PodSecurity enforce refuses a privileged pod", func(t *testing.T) {
+	// A pod the restricted level does not allow (no securityContext at
+	// all). A privileged one would not get as far: without
+	// --allow-privileged, both refuse it in validation, before the
+	// validating plugins.
+	t.Run("PodSecurity enforce refuses a pod restricted does not allow", func(t *testing.T) {
 		for _, a := range servers {
-			answeredAs(t, a, "POST", pods("adm-enforced"), "", pod("probe", privileged), http.StatusForbidden)
+			answeredAs(t, a, "POST", pods("adm-enforced"), "", `{"metadata":{"generateName":"probe-"},"spec":`+plain+`}`, http.StatusForbidden)
 		}
-		if ans := both(t, kube, ours, "POST", pods("adm-enforced"), "", pod("priv", privileged)); !strings.Contains(ans.message, "violates PodSecurity") {
+		if ans := both(t, kube, ours, "POST", pods("adm-enforced"), "", pod("unrestricted", plain)); !strings.Contains(ans.message, "violates PodSecurity") {
 			t.Errorf("kubesplit: %d %s", ans.code, ans.message)
 		}
+		privileged := `{"containers":[{"name":"c","image":"i","securityContext":{"privileged":true}}]}`
+		both(t, kube, ours, "POST", pods("adm-enforced"), "", pod("privileged", privileged))
 	})
-	t.Run("PodSecurity warn warns about a privileged pod", func(t *testing.T) {
-		if ans := both(t, kube, ours, "POST", pods("adm-warned"), "", pod("priv", privileged)); ans.code != http.StatusCreated || len(ans.warnings) == 0 {
+	t.Run("PodSecurity warn warns about a pod restricted does not allow", func(t *testing.T) {
+		if ans := both(t, kube, ours, "POST", pods("adm-warned"), "", pod("unrestricted", plain)); ans.code != http.StatusCreated || len(ans.warnings) == 0 {
 			t.Errorf("kubesplit: %d %s %v", ans.code, ans.message, ans.warnings)
 		}
 	})
