@@ -24,9 +24,9 @@ func TestDefaultPlugins(t *testing.T) {
 		t.Errorf("defaults %v, want %v", DefaultPlugins(), want)
 	}
 	want := []string{NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, TaintNodesByCondition, AlwaysPullImages,
-		PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PersistentVolumeClaimResize,
-		RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest, CertificateSubjectRestriction,
-		DefaultIngressClass, PodTopologyLabels, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+		PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PodGroupProtection,
+		PersistentVolumeClaimResize, RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest,
+		CertificateSubjectRestriction, DefaultIngressClass, PodTopologyLabels, NodeDeclaredFeatureValidator, PodResizeValidator, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
 		ValidatingAdmissionWebhook, ResourceQuota}
 	if !slices.Equal(AllPlugins(), want) {
 		t.Errorf("order %v, want kube's %v", AllPlugins(), want)

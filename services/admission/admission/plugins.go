@@ -43,6 +43,7 @@ var (
 	DefaultTolerationSeconds      = kubeplugin.DefaultTolerationSeconds.Name
 	DefaultStorageClass           = kubeplugin.DefaultStorageClass.Name
 	StorageObjectInUseProtection  = kubeplugin.StorageObjectInUseProtection.Name
+	PodGroupProtection            = kubeplugin.PodGroupProtection.Name
 	PersistentVolumeClaimResize   = kubeplugin.PersistentVolumeClaimResize.Name
 	RuntimeClass                  = kubeplugin.RuntimeClass.Name
 	CertificateApproval           = kubeplugin.CertificateApproval.Name
@@ -51,6 +52,8 @@ var (
 	CertificateSubjectRestriction = kubeplugin.CertificateSubjectRestriction.Name
 	DefaultIngressClass           = kubeplugin.DefaultIngressClass.Name
 	PodTopologyLabels             = kubeplugin.PodTopologyLabels.Name
+	NodeDeclaredFeatureValidator  = kubeplugin.NodeDeclaredFeatureValidator.Name
+	PodResizeValidator            = kubeplugin.PodResizeValidator.Name
 )
 
 // registration is one built-in plugin: New, or Phases for a plugin whose
@@ -98,6 +101,7 @@ var plugins = []registration{
 	kube(kubeplugin.DefaultTolerationSeconds),
 	kube(kubeplugin.DefaultStorageClass),
 	kube(kubeplugin.StorageObjectInUseProtection),
+	kube(kubeplugin.PodGroupProtection),
 	kube(kubeplugin.PersistentVolumeClaimResize),
 	kube(kubeplugin.RuntimeClass),
 	kube(kubeplugin.CertificateApproval),
@@ -106,6 +110,8 @@ var plugins = []registration{
 	kube(kubeplugin.CertificateSubjectRestriction),
 	kube(kubeplugin.DefaultIngressClass),
 	kube(kubeplugin.PodTopologyLabels),
+	kube(kubeplugin.NodeDeclaredFeatureValidator),
+	kube(kubeplugin.PodResizeValidator),
 	{name: RBACEscalation, new: escalation.New, rules: escalation.Rules},
 	{name: MutatingAdmissionWebhook, phases: webhooks.NewMutatingPhases, rules: webhooks.NoRules},
 	{name: ValidatingAdmissionPolicy, new: policy.New, rules: policy.NoRules},

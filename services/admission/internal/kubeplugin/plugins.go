@@ -9,11 +9,14 @@ import (
 	certsubjectrestriction "k8s.io/kubernetes/plugin/pkg/admission/certificates/subjectrestriction"
 	"k8s.io/kubernetes/plugin/pkg/admission/defaulttolerationseconds"
 	"k8s.io/kubernetes/plugin/pkg/admission/network/defaultingressclass"
+	"k8s.io/kubernetes/plugin/pkg/admission/nodedeclaredfeatures"
 	"k8s.io/kubernetes/plugin/pkg/admission/noderestriction"
 	"k8s.io/kubernetes/plugin/pkg/admission/nodetaint"
+	"k8s.io/kubernetes/plugin/pkg/admission/podresize"
 	"k8s.io/kubernetes/plugin/pkg/admission/podtopologylabels"
 	"k8s.io/kubernetes/plugin/pkg/admission/priority"
 	"k8s.io/kubernetes/plugin/pkg/admission/runtimeclass"
+	"k8s.io/kubernetes/plugin/pkg/admission/scheduling/podgroupprotection"
 	"k8s.io/kubernetes/plugin/pkg/admission/security/podsecurity"
 	"k8s.io/kubernetes/plugin/pkg/admission/storage/persistentvolume/resize"
 	"k8s.io/kubernetes/plugin/pkg/admission/storage/storageclass/setdefault"
@@ -86,6 +89,10 @@ var (
 			rule("", []string{"persistentvolumes", "persistentvolumeclaims"}, create),
 			rule("storage.k8s.io", []string{"volumeattributesclasses"}, create),
 		}}
+	// PodGroupProtection adds the finalizer that keeps a PodGroup while
+	// its pods run (with the GenericWorkload feature).
+	PodGroupProtection = Plugin{Name: podgroupprotection.PluginName, register: podgroupprotection.Register,
+		mutating: []admission.Rule{rule("scheduling.k8s.io", []string{"podgroups"}, create)}}
 	// PersistentVolumeClaimResize lets a claim grow only where its
 	// StorageClass allows expansion.
 	PersistentVolumeClaimResize = Plugin{Name: resize.PluginName, register: resize.Register,
@@ -119,4 +126,16 @@ var (
 	// it is bound (with the PodTopologyLabelsAdmission feature).
 	PodTopologyLabels = Plugin{Name: podtopologylabels.PluginName, register: podtopologylabels.Register,
 		mutating: []admission.Rule{rule("", []string{"pods", "pods/binding"}, create)}}
+	// NodeDeclaredFeatureValidator refuses a change to a bound pod that
+	// its node does not declare the features for (with the
+	// NodeDeclaredFeatures feature).
+	NodeDeclaredFeatureValidator = Plugin{Name: nodedeclaredfeatures.PluginName, register: nodedeclaredfeatures.Register,
+		validating: []admission.Rule{
+			rule("", []string{"pods", "pods/resize"}, update),
+			rule("resource.k8s.io", []string{"resourceslices"}, create, update),
+		}}
+	// PodResizeValidator checks an in-place resize of a pod's resources
+	// against what its node allows.
+	PodResizeValidator = Plugin{Name: podresize.PluginName, register: podresize.Register,
+		validating: []admission.Rule{rule("", []string{"pods/resize"}, update)}}
 )
