@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/cmd/kubesplit/fused"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/admission/admission"
 	"github.com/kubesplit/kubesplit/services/aggregator/aggregator"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
@@ -37,6 +38,8 @@ func main() {
 	fs.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "default admission plugins to disable")
 	registry.AddKubeFlags(fs, &cfg.Registry)
 	aggregator.AddEndpointFlags(fs, &cfg.Aggregator)
+	cfg.DefaultTolerations = &admission.TolerationSeconds{}
+	cfg.DefaultTolerations.AddFlags(fs)
 	serve.Main("kubesplit", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
 		return fused.Start(ctx, cfg)

@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
@@ -34,8 +35,11 @@ func main() {
 	fs.StringVar(&opts.kubeconfig, "kubeconfig", "",
 		"kubeconfig reaching the API through the aggregator as system:masters, for the plugins' informers (required)")
 	fs.StringSliceVar(&cfg.EnablePlugins, "enable-admission-plugins", nil,
-		"admission plugins to enable in addition to the default ones (all of: NamespaceLifecycle, LimitRanger, ServiceAccount, RBACEscalation, ResourceQuota); they run in that order whatever the order here")
+		"admission plugins to enable in addition to the default ones ("+strings.Join(admission.DefaultPlugins(), ", ")+
+			"); all of them run in the order of "+strings.Join(admission.AllPlugins(), ", ")+", whatever the order here")
 	fs.StringSliceVar(&cfg.DisablePlugins, "disable-admission-plugins", nil, "admission plugins to disable, default ones included")
+	cfg.DefaultTolerations = &admission.TolerationSeconds{}
+	cfg.DefaultTolerations.AddFlags(fs)
 	serve.Main("admission", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
 		if err := complete(&cfg, opts); err != nil {

@@ -22,6 +22,9 @@ type apiServer struct {
 	host   string
 	client *http.Client
 	token  string
+	// headers are set on every request (Impersonate-User, to act as
+	// another user on both servers alike).
+	headers map[string]string
 }
 
 // answer is what a user sees of a response: its code, the Status message
@@ -54,6 +57,9 @@ func (a *apiServer) do(t *testing.T, method, path, contentType, body string) ans
 		contentType = "application/json"
 	}
 	req.Header.Set("Content-Type", contentType)
+	for k, v := range a.headers {
+		req.Header.Set(k, v)
+	}
 	resp, err := a.client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s %s: %v", a.name, method, path, err)

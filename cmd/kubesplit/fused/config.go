@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/admission/admission"
 	"github.com/kubesplit/kubesplit/services/aggregator/aggregator"
 	"github.com/kubesplit/kubesplit/services/registry/registry"
 )
@@ -44,6 +45,9 @@ type Config struct {
 	// Aggregator holds the aggregator's endpoint-lease options
 	// (aggregator.AddEndpointFlags); the rest of it is the fused server's.
 	Aggregator aggregator.Config
+	// DefaultTolerations are kube's --default-not-ready-toleration-seconds
+	// and --default-unreachable-toleration-seconds; nil means 300 each.
+	DefaultTolerations *admission.TolerationSeconds
 	// Log receives the services' logs; nil means slog.Default().
 	Log *slog.Logger
 }

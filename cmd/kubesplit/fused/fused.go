@@ -120,7 +120,8 @@ func (s *Server) startStages(ctx context.Context, cfg Config, st *stages, rc *re
 		return fmt.Errorf("authz: %w", err)
 	}
 	adm, err := admission.NewLocal(ctx, admission.LocalConfig{
-		Client: client, RESTConfig: rc, EnablePlugins: cfg.EnableAdmissionPlugins, DisablePlugins: cfg.DisableAdmissionPlugins, Log: cfg.Log,
+		Client: client, RESTConfig: rc, EnablePlugins: cfg.EnableAdmissionPlugins, DisablePlugins: cfg.DisableAdmissionPlugins,
+		DefaultTolerations: cfg.DefaultTolerations, Log: cfg.Log,
 	})
 	if err != nil {
 		return fmt.Errorf("admission: %w", err)

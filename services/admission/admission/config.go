@@ -33,6 +33,9 @@ type LocalConfig struct {
 	// plugin (DefaultPlugins) is on unless disabled; unknown names are an
 	// error.
 	EnablePlugins, DisablePlugins []string
+	// DefaultTolerations are the seconds DefaultTolerationSeconds gives;
+	// nil means kube's default, 300 for both.
+	DefaultTolerations *TolerationSeconds
 	// Identity names this replica in the Leases its background work runs
 	// under; empty means hostname plus a random suffix.
 	Identity string

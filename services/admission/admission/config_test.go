@@ -12,6 +12,27 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// without is names but those in drop, in order.
+func without(names []string, drop ...string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return slices.Contains(drop, n) })
+}
+
+// Kube's default-off plugins are not defaults; every other is, in kube's
+// order.
+func TestDefaultPlugins(t *testing.T) {
+	if want := without(AllPlugins(), NodeRestriction, AlwaysPullImages); !slices.Equal(DefaultPlugins(), want) {
+		t.Errorf("defaults %v, want %v", DefaultPlugins(), want)
+	}
+	want := []string{NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, TaintNodesByCondition, AlwaysPullImages,
+		PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PodGroupProtection,
+		PersistentVolumeClaimResize, RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest,
+		CertificateSubjectRestriction, DefaultIngressClass, PodTopologyLabels, NodeDeclaredFeatureValidator, PodResizeValidator, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+		ValidatingAdmissionWebhook, ResourceQuota}
+	if !slices.Equal(AllPlugins(), want) {
+		t.Errorf("order %v, want kube's %v", AllPlugins(), want)
+	}
+}
+
 func TestSelectPlugins(t *testing.T) {
 	names := func(rs []registration) []string {
 		var out []string
@@ -26,11 +47,11 @@ func TestSelectPlugins(t *testing.T) {
 		want            []string
 		wantErr         bool
 	}{
-		{"defaults", nil, nil, AllPlugins(), false},
-		{"enable a default", []string{ResourceQuota}, nil, AllPlugins(), false},
-		{"disable", nil, []string{ResourceQuota, ServiceAccount}, []string{NamespaceLifecycle, LimitRanger, DefaultTolerationSeconds, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook}, false},
-		{"order ignores flags", []string{ServiceAccount, NamespaceLifecycle}, []string{LimitRanger}, []string{NamespaceLifecycle, ServiceAccount, DefaultTolerationSeconds, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook, ResourceQuota}, false},
-		{"unknown enabled", []string{"AlwaysPullImages"}, nil, nil, true},
+		{"defaults", nil, nil, DefaultPlugins(), false},
+		{"enable a default", []string{ResourceQuota}, nil, DefaultPlugins(), false},
+		{"disable", nil, []string{ResourceQuota, ServiceAccount}, without(DefaultPlugins(), ResourceQuota, ServiceAccount), false},
+		{"order ignores flags", []string{NodeRestriction, AlwaysPullImages, NamespaceLifecycle}, []string{LimitRanger}, without(AllPlugins(), LimitRanger), false},
+		{"unknown enabled", []string{"AlwaysAdmit"}, nil, nil, true},
 		{"unknown disabled", nil, []string{"NamespaceExists"}, nil, true},
 		{"both", []string{LimitRanger}, []string{LimitRanger}, nil, true},
 	}
@@ -71,6 +92,7 @@ func TestConfigErrors(t *testing.T) {
 		"no API":                func(c *Config) { c.Client = nil },
 		"unknown plugin":        func(c *Config) { c.EnablePlugins = []string{"Nope"} },
 		"bad key":               func(c *Config) { c.IdentityKeys = []crypto.PublicKey{"not a key"} },
+		"negative tolerations":  func(c *Config) { c.DefaultTolerations = &TolerationSeconds{NotReady: -1, Unreachable: 300} },
 	}
 	for name, edit := range cases {
 		t.Run(name, func(t *testing.T) {

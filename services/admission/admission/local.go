@@ -45,6 +45,9 @@ func NewLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.DefaultTolerations.apply(); err != nil {
+		return nil, err
+	}
 	client, err := clientFor(cfg)
 	if err != nil {
 		return nil, err

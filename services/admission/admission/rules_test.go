@@ -47,14 +47,17 @@ func TestRulesServed(t *testing.T) {
 	}
 	var want pkgadmission.Rules
 	for _, p := range plugins {
+		if p.off {
+			continue
+		}
 		want.Mutating = append(want.Mutating, p.rules().Mutating...)
 		want.Validating = append(want.Validating, p.rules().Validating...)
 	}
 	if !reflect.DeepEqual(rules, want) {
 		t.Errorf("served %+v, want every plugin's rules %+v", rules, want)
 	}
-	// ServiceAccount and LimitRanger default pods; nothing mutates a
-	// config map, though NamespaceLifecycle and ResourceQuota look at it.
+	// ServiceAccount, LimitRanger and kube's plugins default pods;
+	// nothing mutates a config map, though NamespaceLifecycle and ResourceQuota look at it.
 	if !pkgadmission.Matches(rules.Mutating, podCreate(t, "ns")) || pkgadmission.Matches(rules.Mutating, configMapCreate("ns")) {
 		t.Error("mutating rules do not say pods only")
 	}
@@ -91,10 +94,16 @@ func TestRulesBadRequests(t *testing.T) {
 // Only the enabled plugins' rules are published: with no plugin, none, so
 // that the registry asks about nothing.
 func TestRulesFollowPlugins(t *testing.T) {
-	s := start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: []string{ServiceAccount, LimitRanger, DefaultTolerationSeconds}}})
+	var mutators []string
+	for _, p := range plugins {
+		if !p.off && len(p.rules().Mutating) > 0 {
+			mutators = append(mutators, p.name)
+		}
+	}
+	s := start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: mutators}})
 	rules, ok := rulesOf(t, s.URL(), nil)
 	if !ok || len(rules.Mutating) != 0 || !pkgadmission.Matches(rules.Validating, podCreate(t, "ns")) {
-		t.Errorf("without the pod mutators: %+v, %v", rules, ok)
+		t.Errorf("without the mutators: %+v, %v", rules, ok)
 	}
 	s = start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: AllPlugins()}})
 	rules, ok = rulesOf(t, s.URL(), nil)

@@ -1,0 +1,55 @@
+package kubeplugin
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	// Every built-in kind's versions, conversions and defaulters.
+	_ "github.com/kubesplit/kubesplit/services/registry/kubeapis"
+)
+
+// internalObject reads raw, an object of kind gvk as it is served, into
+// kube's internal type, defaulted as kube-apiserver's decoder defaults
+// what it reads, so that the plugin sees what it sees in kube. Nil when
+// raw is empty.
+func internalObject(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	ext, err := legacyscheme.Scheme.New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("kind %v: %w", gvk, err)
+	}
+	if err := json.Unmarshal(raw, ext); err != nil {
+		return nil, fmt.Errorf("decoding the admitted %v: %w", gvk, err)
+	}
+	legacyscheme.Scheme.Default(ext)
+	internal := schema.GroupVersion{Group: gvk.Group, Version: runtime.APIVersionInternal}
+	obj, err := legacyscheme.Scheme.ConvertToVersion(ext, internal)
+	if err != nil {
+		return nil, fmt.Errorf("converting the admitted %v to kube's internal version: %w", gvk, err)
+	}
+	return obj, nil
+}
+
+// externalJSON is obj, an internal object, converted back to the served
+// version gv and read as generic JSON, for comparing before and after.
+func externalJSON(obj runtime.Object, gv schema.GroupVersion) (map[string]any, error) {
+	ext, err := legacyscheme.Scheme.ConvertToVersion(obj, gv)
+	if err != nil {
+		return nil, fmt.Errorf("converting back to %v: %w", gv, err)
+	}
+	raw, err := json.Marshal(ext)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

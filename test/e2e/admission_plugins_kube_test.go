@@ -1,0 +1,204 @@
+package e2e
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
+	"github.com/kubesplit/kubesplit/test/e2e/framework"
+)
+
+// TestAdmissionPluginsAsKube sends the same requests to kube-apiserver
+// v1.37.2 and to kubesplit and compares what a user sees of kube's default
+// admission plugins, which kubesplit runs through its adapter of kube's own
+// plugin code: Priority (a pod's priority from its PriorityClass; an
+// unknown class refused), DefaultStorageClass and
+// StorageObjectInUseProtection (a claim gets the default class and the
+// pvc-protection finalizer), DefaultTolerationSeconds, PodSecurity
+// (enforce refuses a pod the restricted level does not allow, warn warns
+// about it) and
+// CertificateApproval (approving for a signer without "approve" on it is
+// refused).
+func TestAdmissionPluginsAsKube(t *testing.T) {
+	var k *framework.KubeAPIServer
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); k = framework.StartKubeAPIServer(t) }()
+	s := framework.StartStack(t, framework.StackOptions{})
+	wg.Wait()
+	if k == nil {
+		t.Fatal("kube-apiserver did not start")
+	}
+	kube, ours := newAPIServer(t, "kube", k.RESTConfig()), newAPIServer(t, "kubesplit", s.RESTConfig(t, s.AdminToken))
+	servers := []*apiServer{kube, ours}
+
+	// What the plugins look up is created first, on both; their informers
+	// see it a moment later, hence the first request of each kind is
+	// retried until it is answered as it will be from then on.
+	for _, a := range servers {
+		for _, c := range []struct{ path, body string }{
+			{"/apis/scheduling.k8s.io/v1/priorityclasses", `{"metadata":{"name":"e2e-high"},"value":1000}`},
+			{"/apis/storage.k8s.io/v1/storageclasses", `{"metadata":{"name":"e2e-default","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}},"provisioner":"example.com/none"}`},
+			{"/api/v1/namespaces", `{"metadata":{"name":"adm"}}`},
+			{"/api/v1/namespaces", `{"metadata":{"name":"adm-enforced","labels":{"pod-security.kubernetes.io/enforce":"restricted"}}}`},
+			{"/api/v1/namespaces", `{"metadata":{"name":"adm-warned","labels":{"pod-security.kubernetes.io/warn":"restricted"}}}`},
+			{"/apis/rbac.authorization.k8s.io/v1/clusterroles", `{"metadata":{"name":"e2e-csr-approval"},"rules":[{"apiGroups":["certificates.k8s.io"],"resources":["certificatesigningrequests","certificatesigningrequests/approval"],"verbs":["get","update","patch"]}]}`},
+			{"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", `{"metadata":{"name":"e2e-csr-approval"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"e2e-csr-approval"},"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"e2e-bob"}]}`},
+			{"/apis/certificates.k8s.io/v1/certificatesigningrequests", csrBody(t)},
+		} {
+			if ans := a.do(t, "POST", c.path, "", c.body); ans.code != http.StatusCreated {
+				t.Fatalf("%s: POST %s: %d %s", a.name, c.path, ans.code, ans.message)
+			}
+		}
+		// kube-apiserver alone runs no service-account controller, and
+		// kube's ServiceAccount plugin refuses pods until "default" exists.
+		for _, ns := range []string{"adm", "adm-enforced", "adm-warned"} {
+			if ans := a.do(t, "POST", "/api/v1/namespaces/"+ns+"/serviceaccounts", "", `{"metadata":{"name":"default"}}`); ans.code != http.StatusCreated && ans.code != http.StatusConflict {
+				t.Fatalf("%s: service account in %s: %d %s", a.name, ns, ans.code, ans.message)
+			}
+		}
+	}
+
+	pods := func(ns string) string { return "/api/v1/namespaces/" + ns + "/pods" }
+	pod := func(name, spec string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":` + spec + `}`
+	}
+	const plain = `{"containers":[{"name":"c","image":"registry.example/app:1"}]}`
+	created := map[string]answer{}
+	for _, a := range servers {
+		created[a.name] = answeredAs(t, a, "POST", pods("adm"), "", pod("prio", `{"priorityClassName":"e2e-high","containers":[{"name":"c","image":"registry.example/app:1"}]}`), http.StatusCreated)
+	}
+	t.Run("a pod gets its PriorityClass's priority", func(t *testing.T) {
+		for name, ans := range created {
+			if p := field(ans.body, "spec", "priority"); p != float64(1000) {
+				t.Errorf("%s: priority %v", name, p)
+			}
+		}
+		both(t, kube, ours, "POST", pods("adm"), "", pod("unknown", `{"priorityClassName":"e2e-missing","containers":[{"name":"c","image":"i"}]}`))
+	})
+	t.Run("a pod gets the default tolerations", func(t *testing.T) {
+		k, o := field(created["kube"].body, "spec", "tolerations"), field(created["kubesplit"].body, "spec", "tolerations")
+		if k == nil || !reflect.DeepEqual(k, o) {
+			t.Errorf("tolerations\nkube:      %v\nkubesplit: %v", k, o)
+		}
+	})
+	t.Run("a claim gets the default StorageClass and the protection finalizer", func(t *testing.T) {
+		claims := map[string]answer{}
+		// Each attempt a claim of its own: one made before the class was
+		// seen stays without it.
+		for _, a := range servers {
+			claims[a.name] = answeredAs(t, a, "POST", "/api/v1/namespaces/adm/persistentvolumeclaims", "",
+				`{"metadata":{"generateName":"claim-"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`,
+				http.StatusCreated, func(ans answer) bool { return field(ans.body, "spec", "storageClassName") == "e2e-default" })
+		}
+		for name, ans := range claims {
+			if f := field(ans.body, "metadata", "finalizers"); !reflect.DeepEqual(f, []any{"kubernetes.io/pvc-protection"}) {
+				t.Errorf("%s: finalizers %v", name, f)
+			}
+		}
+	})
+	// A pod the restricted level does not allow (no securityContext at
+	// all). A privileged one would not get as far: without
+	// --allow-privileged, both refuse it in validation, before the
+	// validating plugins.
+	t.Run("PodSecurity enforce refuses a pod restricted does not allow", func(t *testing.T) {
+		for _, a := range servers {
+			answeredAs(t, a, "POST", pods("adm-enforced"), "", `{"metadata":{"generateName":"probe-"},"spec":`+plain+`}`, http.StatusForbidden)
+		}
+		if ans := both(t, kube, ours, "POST", pods("adm-enforced"), "", pod("unrestricted", plain)); !strings.Contains(ans.message, "violates PodSecurity") {
+			t.Errorf("kubesplit: %d %s", ans.code, ans.message)
+		}
+		privileged := `{"containers":[{"name":"c","image":"i","securityContext":{"privileged":true}}]}`
+		both(t, kube, ours, "POST", pods("adm-enforced"), "", pod("privileged", privileged))
+	})
+	t.Run("PodSecurity warn warns about a pod restricted does not allow", func(t *testing.T) {
+		if ans := both(t, kube, ours, "POST", pods("adm-warned"), "", pod("unrestricted", plain)); ans.code != http.StatusCreated || len(ans.warnings) == 0 {
+			t.Errorf("kubesplit: %d %s %v", ans.code, ans.message, ans.warnings)
+		}
+	})
+	t.Run("approving without approve on the signer is refused", func(t *testing.T) {
+		const approval = "/apis/certificates.k8s.io/v1/certificatesigningrequests/e2e-csr/approval"
+		const approve = `{"status":{"conditions":[{"type":"Approved","status":"True","reason":"E2E","message":"by bob"}]}}`
+		bob := map[string]*apiServer{}
+		for _, a := range servers {
+			b := *a
+			b.headers = map[string]string{"Impersonate-User": "e2e-bob"}
+			bob[a.name] = &b
+			// Until bob's role reaches authz, RBAC refuses first.
+			answeredAs(t, &b, "PATCH", approval, "application/merge-patch+json", approve, http.StatusForbidden, func(ans answer) bool {
+				return strings.Contains(ans.message, "user not permitted to approve")
+			})
+		}
+		both(t, bob["kube"], bob["kubesplit"], "PATCH", approval, "application/merge-patch+json", approve)
+	})
+}
+
+// answeredAs sends the request to a until it is answered with code (and
+// accepted by each of oks), for at most 15 seconds, and returns that
+// answer.
+func answeredAs(t *testing.T, a *apiServer, method, path, contentType, body string, code int, oks ...func(answer) bool) answer {
+	t.Helper()
+	var last answer
+	polltest.Until(t, 15*time.Second, a.name+" "+method+" "+path+" answering as expected", func() bool {
+		last = a.do(t, method, path, contentType, body)
+		if last.code != code {
+			return false
+		}
+		for _, ok := range oks {
+			if !ok(last) {
+				return false
+			}
+		}
+		return true
+	})
+	return last
+}
+
+// field is the value at path in a decoded JSON object; nil if absent.
+func field(obj map[string]any, path ...string) any {
+	var v any = obj
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+// csrBody is a CertificateSigningRequest named e2e-csr for a signer of the
+// test's own, with a real PKCS#10 request.
+func csrBody(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "e2e"}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+	b, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"name": "e2e-csr"},
+		"spec": map[string]any{"signerName": "example.com/e2e", "request": base64.StdEncoding.EncodeToString(req),
+			"usages": []string{"digital signature"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
