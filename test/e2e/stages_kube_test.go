@@ -105,14 +105,37 @@ current-context: kube
 		checkPolicy(t, ks, kube)
 	})
 
-	t.Run("kubesplit's authz down is a denial at kube", func(t *testing.T) {
+	t.Run("kubesplit's authz failing or down never allows at kube", func(t *testing.T) {
 		bindReader(t, ks)
 		expectAccess(t, alice, true)
+		// Down: kube's webhook authorizer gets no answer, and kube
+		// v1.37.2 answers any authorizer error with 500, whatever the
+		// failurePolicy (its union passes the error on with the Deny, and
+		// its filter writes 500 for an error): a refusal, never an allow.
 		s.Stop(t, framework.StageAuthz)
-		_, err := alice.CoreV1().ConfigMaps("team").List(ctx(t), metav1.ListOptions{})
-		if !apierrors.IsForbidden(err) {
-			t.Fatalf("alice at kube with kubesplit's authz down: %v, want 403 Forbidden", err)
+		for range 3 {
+			_, err := alice.CoreV1().ConfigMaps("team").List(ctx(t), metav1.ListOptions{})
+			if !apierrors.IsInternalError(err) {
+				t.Fatalf("alice at kube with kubesplit's authz down: %v, want kube's 500 for an unreachable authorizer", err)
+			}
 		}
+		// Up but unable to decide (its own webhook engine unreachable):
+		// kubesplit answers the review with an evaluationError, which kube
+		// reads as a denial: 403.
+		s.StartWith(t, framework.StageAuthz, "--authorization-mode", "RBAC,Webhook",
+			"--authorization-webhook-url", fmt.Sprintf("https://127.0.0.1:%d/", closedPort(t)))
+		var last error
+		ok := eventually(t, 30*time.Second, func(c context.Context) (bool, error) {
+			_, last = alice.CoreV1().Secrets("team").List(c, metav1.ListOptions{})
+			if last != nil && !apierrors.IsForbidden(last) && !apierrors.IsInternalError(last) {
+				return false, last // an allow, or anything but a refusal
+			}
+			return apierrors.IsForbidden(last), nil
+		})
+		if !ok {
+			t.Fatalf("alice at kube, kubesplit's authz unable to decide: %v, want 403", last)
+		}
+		expectAccess(t, alice, true) // what RBAC allows still holds
 	})
 }
 
