@@ -10,6 +10,7 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -351,9 +352,25 @@ func checkPolicy(t *testing.T, ks, kube kubernetes.Interface) {
 	if !ok {
 		t.Fatalf("a ConfigMap the policy forbids, created at kube: %v, want kubesplit's policy denial", last)
 	}
+	// kube sends dryRun in the review; the policy decides just the same.
+	dry := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dry"}, Data: map[string]string{"forbidden": "x"}}
+	if _, err := kube.CoreV1().ConfigMaps("team").Create(ctx(t), dry, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}); err == nil ||
+		!strings.Contains(err.Error(), "kubesplit's policy forbids the key forbidden") {
+		t.Fatalf("a dry-run create the policy forbids, at kube: %v", err)
+	}
 	allowed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "fine"}, Data: map[string]string{"ok": "x"}}
-	if _, err := kube.CoreV1().ConfigMaps("team").Create(ctx(t), allowed, metav1.CreateOptions{}); err != nil {
+	created, err := kube.CoreV1().ConfigMaps("team").Create(ctx(t), allowed, metav1.CreateOptions{})
+	if err != nil {
 		t.Fatalf("a ConfigMap the policy allows, created at kube: %v", err)
+	}
+	// Updates (with the old object) and deletes pass through the
+	// webhooks too.
+	created.Data["more"] = "y"
+	if _, err := kube.CoreV1().ConfigMaps("team").Update(ctx(t), created, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update at kube: %v", err)
+	}
+	if err := kube.CoreV1().ConfigMaps("team").Delete(ctx(t), "fine", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete at kube: %v", err)
 	}
 }
 
@@ -371,5 +388,56 @@ func mustWrite(t *testing.T, path string, data []byte) {
 	t.Helper()
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMakeRunWiresKube: the files make run writes are what a kube-apiserver
+// needs as they are: started with the README's flags naming them, and the
+// webhook configurations applied, kube authenticates kubesplit's admin
+// token as kubesplit's admin and kubesplit's admission decides its writes.
+func TestMakeRunWiresKube(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	r := framework.StartMakeRun(t, dir)
+	k := framework.StartKubeAPIServer(t,
+		"--authentication-token-webhook-config-file="+filepath.Join(dir, "webhook-authn.kubeconfig"),
+		"--authentication-token-webhook-version=v1",
+		"--authorization-config="+filepath.Join(dir, "kube-authorization-config.yaml"),
+		"--admission-control-config-file="+filepath.Join(dir, "kube-admission-config.yaml"))
+	if out, err := k.Kubectl(t, "", "apply", "-f", filepath.Join(dir, "kube-admission-webhooks.yaml")); err != nil {
+		t.Fatalf("applying kube-admission-webhooks.yaml to kube: %v\n%s", err, out)
+	}
+	tokens, err := os.ReadFile(filepath.Join(dir, "tokens.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var adminToken string
+	for line := range strings.Lines(string(tokens)) {
+		if f := strings.Split(line, ","); len(f) > 2 && f[1] == "admin" {
+			adminToken = f[0]
+		}
+	}
+	// kube's own admin has uid uid-admin; kubesplit's is admin.
+	who, err := kubeAs(t, k, adminToken).AuthenticationV1().SelfSubjectReviews().Create(ctx(t),
+		&authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil || who.Status.UserInfo.Username != "admin" || who.Status.UserInfo.UID != "admin" {
+		t.Fatalf("kubesplit's admin token at kube: %+v, %v; want kubesplit's admin", who, err)
+	}
+	kube := k.Client(t)
+	if _, err := kube.CoreV1().Namespaces().Create(ctx(t), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ghost"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = kube.CoreV1().ConfigMaps("ghost").Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), `namespaces "ghost" not found`) {
+		t.Fatalf("write to kube in a namespace kubesplit does not have: %v, want kubesplit's NamespaceLifecycle denial", err)
+	}
+	if out, err := r.Kubectl(t, "create", "namespace", "ghost"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	ok := eventually(t, 10*time.Second, func(c context.Context) (bool, error) {
+		_, err := kube.CoreV1().ConfigMaps("ghost").Create(c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "c-"}}, metav1.CreateOptions{})
+		return err == nil, nil
+	})
+	if !ok {
+		t.Fatal("once kubesplit has namespace ghost, kube's writes there are still refused")
 	}
 }
