@@ -32,7 +32,7 @@ var apiClients = []string{"registry", "authn", "authz", "admission"}
 // registry's): then the whole set is written anew, so that every
 // credential in it comes from one CA and one token file.
 func done(dir string) bool {
-	for _, f := range append([]string{doneFile}, kubeconfigFiles()...) {
+	for _, f := range append(append([]string{doneFile}, kubeconfigFiles()...), webhookFiles()...) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			return false
 		}

@@ -39,16 +39,39 @@ stack_dir() {
 # (admin.kubeconfig) and of the services that reach the API at <url>:
 # authn, authz and admission watch it (system:masters, which the
 # aggregator allows without asking authz, so start-up cannot deadlock),
-# and every backend asks it who may read its /metrics. Made once, kept,
-# unless the stack moved to another port: then the kubeconfigs would
-# point at the old one, so the whole set is made anew.
+# and every backend asks it who may read its /metrics. Beside them, what a
+# kube-apiserver needs to use the stages (authz, authn and admission on
+# the three ports after the registry's) as its webhooks: webhook-*.kubeconfig,
+# kube-authorization-config.yaml, kube-admission-config.yaml and
+# kube-admission-webhooks.yaml (see the README). Made once, kept, unless
+# the stack moved to another port: then the kubeconfigs would point at
+# the old one, so the whole set is made anew.
 stack_tokens() {
-  local dir
+  local dir base=${2##*:} lo="https://127.0.0.1"
   dir=$(stack_dir "$1")
   if [ -f "$dir/admin.kubeconfig" ] && ! grep -qx "    server: $2" "$dir/admin.kubeconfig"; then
     rm -f "$dir/ca.crt"
   fi
-  "${BIN:-bin}/kubesplit-certs" --dir "$dir" --internal-url "$2" --public-url "$2" >/dev/null
+  "${BIN:-bin}/kubesplit-certs" --dir "$dir" --internal-url "$2" --public-url "$2" \
+    --authz-url "$lo:$((base + 2))" --authn-url "$lo:$((base + 3))" --admission-url "$lo:$((base + 4))" >/dev/null
+}
+
+# stack_grant_webhook_caller <dir> <url> <ca> <token>: applies
+# webhook-caller-rbac.yaml (a ClusterRole and its binding) to the stack,
+# so the kube-apiserver the webhook kubeconfigs are for may call the
+# stages; one already there is kept.
+stack_grant_webhook_caller() {
+  local doc code kinds=(clusterroles clusterrolebindings)
+  for i in 0 1; do
+    doc=$(awk -v want="$i" '/^---$/ {n++; next} n == want' "$1/webhook-caller-rbac.yaml")
+    code=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$3" -H "Authorization: Bearer $4" \
+      -H "Content-Type: application/yaml" --data-binary "$doc" "$2/apis/rbac.authorization.k8s.io/v1/${kinds[$i]}")
+    case $code in 201 | 409) ;; *)
+      echo "applying webhook-caller-rbac.yaml (${kinds[$i]}) answered $code" >&2
+      return 1
+      ;;
+    esac
+  done
 }
 
 stack_token() { grep ",$2," "$1/tokens.csv" | cut -d, -f1; }
@@ -120,15 +143,17 @@ stack_start() {
     --admission-identity-key-file "$dir/registry-admission.key" --kubeconfig "$dir/registry.kubeconfig" \
     --root-ca-file "$ca" "$@"
   stack_launch "$dir" authz "$bin/authz" --bind-address "127.0.0.1:$((base + 2))" \
-    --identity-public-key-file "$dir/identity.pub" --kubeconfig "$dir/authz.kubeconfig"
+    --identity-public-key-file "$dir/identity.pub" --kubeconfig "$dir/authz.kubeconfig" --client-ca-file "$dir/webhook-client-ca.crt"
   stack_launch "$dir" authn "$bin/authn" --bind-address "127.0.0.1:$((base + 3))" --cert-dir "$dir/authn" \
     --token-auth-file "$dir/tokens.csv" --service-account-signing-key-file "$dir/sa.key" \
-    --identity-public-key-file "$dir/identity.pub" --kubeconfig "$dir/authn.kubeconfig"
+    --identity-public-key-file "$dir/identity.pub" --kubeconfig "$dir/authn.kubeconfig" --client-ca-file "$dir/webhook-client-ca.crt"
   stack_launch "$dir" admission "$bin/admission" --bind-address "127.0.0.1:$((base + 4))" \
-    --identity-public-key-file "$dir/registry-admission.pub" --kubeconfig "$dir/admission.kubeconfig"
+    --identity-public-key-file "$dir/registry-admission.pub" --kubeconfig "$dir/admission.kubeconfig" \
+    --client-ca-file "$dir/webhook-client-ca.crt"
   for s in aggregator registry authz authn admission; do stack_wait_file "$dir/$s.addr"; done
   ln -sfn admin.kubeconfig "$dir/kubeconfig"
   stack_wait_ready "$url" "$ca" "$(stack_token "$dir" admin)"
+  stack_grant_webhook_caller "$dir" "$url" "$ca" "$(stack_token "$dir" admin)"
 }
 
 # stack_wait_ready <url> <ca> <token>: until the aggregator's /readyz

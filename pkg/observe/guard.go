@@ -39,29 +39,46 @@ func Guard(d Delegate) (func(http.Handler) http.Handler, error) {
 	if d.URL == "" {
 		return refuseAll, nil
 	}
+	tokens, access, err := d.Reviewers()
+	if err != nil {
+		return nil, err
+	}
+	authorize, err := Authorize(access)
+	if err != nil {
+		return nil, err
+	}
+	authenticate := authn.WithAuthentication(tokens, authn.Options{})
+	return func(next http.Handler) http.Handler { return authenticate(authorize(next)) }, nil
+}
+
+// Reviewers are the API's TokenReview and SubjectAccessReview, asked with
+// the backend's credentials, each answer (allow or deny) kept CacheTTL.
+func (d Delegate) Reviewers() (authn.Authenticator, authz.Authorizer, error) {
 	base := strings.TrimSuffix(d.URL, "/")
 	tokens, err := authn.NewWebhookClient(authn.WebhookConfig{Config: webhook.Config{URL: base + authn.TokenReviewPath, HTTPClient: d.Client}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cachedTokens, err := authn.NewCached(tokens, authn.CacheConfig{TTL: CacheTTL, NegativeTTL: CacheTTL, MaxEntries: 1000})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	access, err := authz.NewWebhookClient(authz.WebhookConfig{URL: base + authz.SubjectAccessReviewPath, HTTPClient: d.Client})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cachedAccess, err := authz.NewCached(access, authz.CacheConfig{AllowTTL: CacheTTL, DenyTTL: CacheTTL, MaxEntries: 1000})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	authorize, err := authz.WithAuthorization(cachedAccess, authz.MiddlewareConfig{UserFrom: userFrom})
-	if err != nil {
-		return nil, err
-	}
-	authenticate := authn.WithAuthentication(cachedTokens, authn.Options{})
-	return func(next http.Handler) http.Handler { return authenticate(authorize(next)) }, nil
+	return cachedTokens, cachedAccess, nil
+}
+
+// Authorize is middleware asking access whether the user authentication
+// put in the context (authn.UserFrom) may make the request: its verb and
+// resource, or its path when it names none.
+func Authorize(access authz.Authorizer) (func(http.Handler) http.Handler, error) {
+	return authz.WithAuthorization(access, authz.MiddlewareConfig{UserFrom: userFrom})
 }
 
 // refuseAll is the guard of a backend given no API to ask: nobody can be

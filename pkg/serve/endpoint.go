@@ -25,6 +25,11 @@ type Endpoint struct {
 	// made or holds its certificates itself (the aggregator's generated
 	// CA, client-certificate verification).
 	TLSConfig *tls.Config
+	// ClientCAFile, with the certificate files, asks clients for a
+	// certificate signed by one of its CAs (kube's --client-ca-file):
+	// optional, so callers without one still connect, but verified when
+	// given. Only over TLS: without the certificate files it is an error.
+	ClientCAFile string
 	// Limits bound the connections clients may hold; the zero value is
 	// the defaults.
 	Limits Limits
@@ -62,13 +67,39 @@ func (e Endpoint) tlsConfig() (*tls.Config, error) {
 		return nil, errors.New("serve: --tls-cert-file and --tls-private-key-file go together")
 	}
 	if e.TLSCertFile == "" {
+		if e.ClientCAFile != "" {
+			// A client certificate is a property of a TLS connection:
+			// over plain HTTP nobody could present one.
+			return nil, errors.New("serve: --client-ca-file needs --tls-cert-file and --tls-private-key-file")
+		}
 		return nil, nil
 	}
 	cert, err := tls.LoadX509KeyPair(e.TLSCertFile, e.TLSPrivateKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("serve: loading the serving certificate: %w", err)
 	}
-	return withHTTP2(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}), nil
+	c := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if err := RequestClientCertificates(c, e.ClientCAFile); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	return withHTTP2(c), nil
+}
+
+// RequestClientCertificates makes c ask clients for a certificate signed
+// by a CA of caFile (nothing when caFile is empty): optional, so token and
+// anonymous callers still connect, but verified when given, so a
+// certificate from another CA fails the handshake instead of being quietly
+// ignored. Go checks the certificate is for client auth.
+func RequestClientCertificates(c *tls.Config, caFile string) error {
+	if caFile == "" {
+		return nil
+	}
+	pool, err := CertPool(caFile)
+	if err != nil {
+		return fmt.Errorf("client CA: %w", err)
+	}
+	c.ClientAuth, c.ClientCAs = tls.VerifyClientCertIfGiven, pool
+	return nil
 }
 
 // withHTTP2 offers HTTP/2 first, as kube-apiserver does: the listener is

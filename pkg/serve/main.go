@@ -54,6 +54,14 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet, defaultBind string) {
 	f.Limits.addFlags(fs)
 }
 
+// AddClientCAFlag registers --client-ca-file, for a service whose
+// webhook endpoints take outside callers (kube-apiserver) by certificate.
+func (f *Flags) AddClientCAFlag(fs *pflag.FlagSet) {
+	fs.StringVar(&f.ClientCAFile, "client-ca-file", "",
+		"PEM CA bundle: outside callers of the webhook endpoints (a kube-apiserver) may present a client certificate it signed "+
+			"(CN the user, O the groups); needs --tls-cert-file")
+}
+
 // Complete opens the inherited socket --listen-fd names, if any.
 func (f *Flags) Complete() error {
 	if f.ListenFD <= 0 {

@@ -62,6 +62,17 @@ func TestTLSFilesGoTogether(t *testing.T) {
 	}
 }
 
+// TestClientCAOnlyOverTLS: a client certificate is a property of a TLS
+// connection, so a client CA without a serving certificate is refused
+// rather than quietly serving plain HTTP.
+func TestClientCAOnlyOverTLS(t *testing.T) {
+	caFile, _, _ := writeCert(t)
+	_, err := Start(context.Background(), Endpoint{BindAddress: "127.0.0.1:0", ClientCAFile: caFile}, http.HandlerFunc(hello), nil)
+	if err == nil || !strings.Contains(err.Error(), "--client-ca-file needs --tls-cert-file") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestInheritedListener(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

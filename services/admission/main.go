@@ -27,6 +27,7 @@ func main() {
 	common := serve.Flags{}
 	fs := pflag.NewFlagSet("admission", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6447")
+	common.AddClientCAFlag(fs)
 	fs.StringVar(&opts.identityKeyFile, "identity-public-key-file", "",
 		"PEM file of the registry's public key(s): reviews must carry its signed identity assertion (required unless --insecure-allow-unauthenticated)")
 	fs.StringVar(&cfg.IdentityIssuer, "identity-issuer", admission.DefaultIdentityIssuer, "issuer the registry's assertions name")

@@ -30,6 +30,7 @@ func main() {
 	common := serve.Flags{}
 	fs := pflag.NewFlagSet("authn", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6446")
+	common.AddClientCAFlag(fs)
 	fs.StringVar(&opts.certDir, "cert-dir", ".run/authn", "directory of generated keys (the development service-account signing key)")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "static token file (token,user,uid,\"group1,group2\")")
 	fs.StringVar(&opts.signingKeyFile, "service-account-signing-key-file", "",

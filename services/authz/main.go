@@ -20,6 +20,7 @@ func main() {
 	common := serve.Flags{}
 	fs := pflag.NewFlagSet("authz", pflag.ContinueOnError)
 	common.AddFlags(fs, "127.0.0.1:6445")
+	common.AddClientCAFlag(fs)
 	fs.StringSliceVar(&cfg.AuthorizationModes, "authorization-mode", nil,
 		"engines asked in order, the first Allow or Deny deciding: Node, RBAC, ABAC (needs --authorization-policy-file), "+
 			"Casbin (needs --casbin-model and --casbin-policy), Webhook (needs --authorization-webhook-url), AlwaysAllow, AlwaysDeny "+

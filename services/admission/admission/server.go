@@ -12,6 +12,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/pkg/stagecaller"
 )
 
 // Server is a running admission service.
@@ -44,7 +45,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	// Readers of /metrics are checked with the plugins' own credentials.
 	// Its webhooks are not API resources: no request names one.
-	h, err := observe.Backend("admission", cfg.RESTConfig, nil, nil, routes(local, verifier))
+	outside, err := stagecaller.Outside(cfg.RESTConfig)
+	if err != nil {
+		local.Close()
+		return nil, err
+	}
+	h, err := observe.Backend("admission", cfg.RESTConfig, nil, nil, routes(local, verifier, outside))
 	if err != nil {
 		local.Close()
 		return nil, err
@@ -58,16 +64,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 }
 
 // routes serves the two webhooks and their rules to the registry (any
-// caller when verifier is nil, in insecure mode) and the health endpoints
-// to anyone, so probes work.
-func routes(l *Local, verifier *identity.Verifier) http.Handler {
+// caller when verifier is nil, in insecure mode), the webhooks to outside
+// callers too (a kube-apiserver's webhook configurations; see package
+// stagecaller), and the health endpoints to anyone, so probes work.
+func routes(l *Local, verifier *identity.Verifier, outside stagecaller.Middleware) http.Handler {
 	asserted := func(h http.Handler) http.Handler { return h }
 	if verifier != nil {
 		asserted = identity.Require(verifier)
 	}
+	reviews := stagecaller.Accept(asserted, outside)
 	mux := http.NewServeMux()
-	mux.Handle("POST "+pkgadmission.MutatingPath, asserted(pkgadmission.NewAdmissionReviewHandler(l.Mutating())))
-	mux.Handle("POST "+pkgadmission.ValidatingPath, asserted(pkgadmission.NewAdmissionReviewHandler(l.Validating())))
+	mux.Handle("POST "+pkgadmission.MutatingPath, reviews(pkgadmission.NewAdmissionReviewHandler(l.Mutating())))
+	mux.Handle("POST "+pkgadmission.ValidatingPath, reviews(pkgadmission.NewAdmissionReviewHandler(l.Validating())))
 	// The rules say which requests the reviews are worth asking for; they
 	// name the plugins' interests, so only the registry may read them.
 	// Rules follow the webhook configurations, so each fetch gets them

@@ -10,13 +10,17 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/revision"
+	"github.com/kubesplit/kubesplit/pkg/stagecaller"
 	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 	"github.com/kubesplit/kubesplit/services/authn/internal/serviceaccount"
 )
 
 // handlers are what the routes serve, built by Start.
 type handlers struct {
-	verifier      *identity.Verifier
+	verifier *identity.Verifier
+	// outside checks callers of the TokenReview endpoint from outside
+	// kubesplit (a kube-apiserver); nil takes none.
+	outside       stagecaller.Middleware
 	authenticator pkgauthn.Authenticator
 	tokenReview   http.Handler
 	tokenRequest  http.Handler
@@ -27,7 +31,8 @@ type handlers struct {
 
 // newRouter serves the open endpoints (health, the issuer's discovery
 // documents, which relying parties fetch without credentials) and puts
-// every API path behind the aggregator's assertion.
+// every API path behind the aggregator's assertion; the TokenReview
+// endpoint takes outside callers too (see package stagecaller).
 func newRouter(h handlers) http.Handler {
 	api := http.NewServeMux()
 	api.Handle(pkgauthn.TokenReviewPath, h.tokenReview)
@@ -41,6 +46,8 @@ func newRouter(h handlers) http.Handler {
 	open := http.NewServeMux()
 	open.Handle(oidc.DiscoveryPath, h.oidcDocs)
 	open.Handle(serviceaccount.JWKSPath, h.oidcDocs)
-	open.Handle("/", identity.Require(h.verifier)(apierror.ServeMux(api)))
+	asserted := identity.Require(h.verifier)
+	open.Handle("/", asserted(apierror.ServeMux(api)))
+	open.Handle("POST "+pkgauthn.TokenReviewPath, stagecaller.Accept(asserted, h.outside)(h.tokenReview))
 	return recovery.Middleware(nil)(health.Probes(nil, h.ready)(open))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/pkg/stagecaller"
 	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 	"github.com/kubesplit/kubesplit/services/authn/internal/serviceaccount"
 )
@@ -108,8 +109,13 @@ func newHandlers(ctx context.Context, cfg Config, streams <-chan struct{}) (hand
 		}
 		return nil
 	}}
+	outside, err := stagecaller.Outside(cfg.RESTConfig)
+	if err != nil {
+		return handlers{}, err
+	}
 	return handlers{
 		verifier:      verifier,
+		outside:       outside,
 		authenticator: authenticator,
 		tokenReview:   pkgauthn.NewTokenReviewHandler(authenticator),
 		tokenRequest:  tokenRequest,

@@ -42,7 +42,7 @@ func selfServer(t *testing.T, e engines) (string, *http.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(routes(e, v, http.NotFoundHandler()))
+	srv := httptest.NewServer(routes(e, v, nil, http.NotFoundHandler()))
 	t.Cleanup(srv.Close)
 	alice := identity.User{Name: "alice", Groups: []string{"devs"}}
 	return srv.URL, &http.Client{Transport: signer.Transport(http.DefaultTransport, alice, Audience)}

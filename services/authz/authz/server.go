@@ -13,6 +13,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/pkg/stagecaller"
 )
 
 // Server is a running authz service.
@@ -54,7 +55,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cancel()
 		return nil, err
 	}
-	h, err := observe.Backend("authz", cfg.RESTConfig, nil, catalog, routes(built, verifier, revision.Handler(feed, streams.Done())))
+	outside, err := stagecaller.Outside(cfg.RESTConfig)
+	if err != nil {
+		stopStreams()
+		cancel()
+		return nil, err
+	}
+	h, err := observe.Backend("authz", cfg.RESTConfig, nil, catalog, routes(built, verifier, outside, revision.Handler(feed, streams.Done())))
 	if err != nil {
 		stopStreams()
 		cancel()
@@ -72,11 +79,13 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 
 // routes serves the reviews, their discovery and the revision stream to
 // the aggregator only (the self reviews answer for the caller it
-// asserts), and the health endpoints to anyone, so probes work.
-func routes(e engines, v *identity.Verifier, revisions http.Handler) http.Handler {
+// asserts), SubjectAccessReviews to outside callers too (a kube-apiserver;
+// see package stagecaller), and the health endpoints to anyone, so probes
+// work.
+func routes(e engines, v *identity.Verifier, outside stagecaller.Middleware, revisions http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	asserted := identity.Require(v)
-	mux.Handle("POST "+authz.SubjectAccessReviewPath, asserted(authz.NewSubjectAccessReviewHandler(e.authorizer)))
+	mux.Handle("POST "+authz.SubjectAccessReviewPath, stagecaller.Accept(asserted, outside)(authz.NewSubjectAccessReviewHandler(e.authorizer)))
 	mux.Handle("POST "+SelfSubjectAccessReviewPath, asserted(newSelfSubjectAccessReviewHandler(e.authorizer)))
 	mux.Handle("POST "+SelfSubjectRulesReviewPath, asserted(newSelfSubjectRulesReviewHandler(e.rules)))
 	mux.Handle("POST "+LocalSubjectAccessReviewPattern, asserted(newLocalSubjectAccessReviewHandler(e.authorizer)))

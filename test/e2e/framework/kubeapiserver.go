@@ -93,7 +93,8 @@ type KubeAPIServer struct {
 
 // StartKubeAPIServer starts etcd and kube-apiserver on loopback ports, with
 // args as extra kube-apiserver flags, returns once /readyz passes, and
-// stops both when the test ends.
+// stops both when the test ends. Its authorizers are Node and RBAC unless
+// args name an --authorization-config, which kube takes only alone.
 func StartKubeAPIServer(t testing.TB, args ...string) *KubeAPIServer {
 	t.Helper()
 	bin, err := KubeBinDir()
@@ -132,14 +133,24 @@ func StartKubeAPIServer(t testing.TB, args ...string) *KubeAPIServer {
 			"--tls-cert-file=" + cert, "--tls-private-key-file=" + key,
 			"--client-ca-file=" + k.ClientCA.File(t),
 			"--token-auth-file=" + tokens,
-			"--authorization-mode=Node,RBAC",
 			"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 			"--service-account-key-file=" + saPub, "--service-account-signing-key-file=" + saKey,
 			"--service-cluster-ip-range=10.0.0.0/24",
-		}, args...)...)
+		}, append(authorizationMode(args), args...)...)...)
 	c := k.HTTPClient(t)
 	waitKubeReady(t, k.proc, "kube-apiserver", func() bool { return k.answers(c, "/readyz") })
 	return k
+}
+
+// authorizationMode is the default authorizers' flag, unless args
+// configure them otherwise.
+func authorizationMode(args []string) []string {
+	for _, a := range args {
+		if strings.HasPrefix(a, "--authorization-config") || strings.HasPrefix(a, "--authorization-mode") {
+			return nil
+		}
+	}
+	return []string{"--authorization-mode=Node,RBAC"}
 }
 
 // URL is https://127.0.0.1:<port>.

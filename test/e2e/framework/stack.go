@@ -192,6 +192,13 @@ func (s *Stack) Start(t testing.TB, name string) {
 	s.procs[name] = launchLimited(s.t, name, s.openFiles[name], s.args[name])
 }
 
+// StartWith starts a backend stage again (after Stop) on its address with
+// args added to its flags, for a test that changes how it runs.
+func (s *Stack) StartWith(t testing.TB, name string, args ...string) {
+	t.Helper()
+	s.procs[name] = launchLimited(s.t, name, s.openFiles[name], append(slices.Clone(s.args[name]), args...))
+}
+
 // PID is a backend stage's process id, to read what it uses from /proc.
 func (s *Stack) PID(name string) int { return s.procs[name].PID() }
 
