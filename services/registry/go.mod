@@ -28,6 +28,8 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
+require github.com/moby/spdystream v0.5.1 // indirect
+
 require (
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/distribution/reference v0.6.0 // indirect
@@ -52,7 +54,7 @@ require (
 	k8s.io/kubectl v0.0.0 // indirect
 	k8s.io/kubelet v0.37.2 // indirect
 	k8s.io/metrics v0.37.2 // indirect
-	k8s.io/streaming v0.37.2 // indirect
+	k8s.io/streaming v0.37.2
 	sigs.k8s.io/apiserver-network-proxy/konnectivity-client v0.36.0 // indirect
 )
 

@@ -7,15 +7,14 @@ import (
 	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubeadmission "k8s.io/apiserver/pkg/admission"
 	auditinternal "k8s.io/apiserver/pkg/apis/audit"
-	"k8s.io/apiserver/pkg/authentication/user"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/kubeuser"
 )
 
 // request is one admission request as kube's plugins see it: the
@@ -48,7 +47,7 @@ func newRequest(a *admission.Attributes) (*request, error) {
 	}
 	gvr := schema.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
 	r.annotated = &annotated{Attributes: kubeadmission.NewAttributesRecord(obj, old, gvk, a.Namespace, a.Name, gvr,
-		a.SubResource, kubeadmission.Operation(a.Operation), opts, a.DryRun, userInfo(a.UserInfo))}
+		a.SubResource, kubeadmission.Operation(a.Operation), opts, a.DryRun, kubeuser.FromUserInfo(a.UserInfo))}
 	return r, nil
 }
 
@@ -72,18 +71,6 @@ func options(op admissionv1.Operation, raw []byte) (runtime.Object, error) {
 		}
 	}
 	return opts, nil
-}
-
-// userInfo is the requester as kube's authenticators describe one.
-func userInfo(u authenticationv1.UserInfo) user.Info {
-	var extra map[string][]string
-	if len(u.Extra) > 0 {
-		extra = make(map[string][]string, len(u.Extra))
-		for k, v := range u.Extra {
-			extra[k] = []string(v)
-		}
-	}
-	return &user.DefaultInfo{Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra}
 }
 
 // annotated keeps the audit annotations a plugin adds to the attributes,

@@ -3,11 +3,11 @@ package kubeauthz
 import (
 	"context"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/kubeuser"
 )
 
 // adapted is a kube authorizer seen as a kubesplit one.
@@ -60,15 +60,4 @@ func Attributes(a authz.Attributes) authorizer.Attributes {
 }
 
 // UserInfo is the review's user as kube's user.Info.
-func UserInfo(a authz.Attributes) user.Info { return userInfo(a.User) }
-
-func userInfo(u authenticationv1.UserInfo) user.Info {
-	var extra map[string][]string
-	if len(u.Extra) > 0 {
-		extra = make(map[string][]string, len(u.Extra))
-		for k, v := range u.Extra {
-			extra[k] = []string(v)
-		}
-	}
-	return &user.DefaultInfo{Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra}
-}
+func UserInfo(a authz.Attributes) user.Info { return kubeuser.FromUserInfo(a.User) }

@@ -6,6 +6,8 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/kubesplit/kubesplit/pkg/kubeuser"
 )
 
 // Rules is what a kube authorizer says a user may do in a namespace, for
@@ -31,7 +33,7 @@ type ruleListing struct {
 
 // RulesFor lists the resolver's rules as SelfSubjectRulesReview's.
 func (r ruleListing) RulesFor(ctx context.Context, u authenticationv1.UserInfo, namespace string) Rules {
-	res, nonRes, incomplete, err := r.resolver.RulesFor(ctx, userInfo(u), namespace)
+	res, nonRes, incomplete, err := r.resolver.RulesFor(ctx, kubeuser.FromUserInfo(u), namespace)
 	out := Rules{Incomplete: incomplete || err != nil}
 	for _, rule := range res {
 		out.Resource = append(out.Resource, authorizationv1.ResourceRule{

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/kubeuser"
 )
 
 // Env is what some of kube's strategies ask beyond the object written:
@@ -77,13 +77,7 @@ func (envAuthorizer) Authorize(ctx context.Context, a authorizer.Attributes) (au
 func attributes(a authorizer.Attributes) authz.Attributes {
 	out := authz.Attributes{Verb: a.GetVerb(), ResourceRequest: a.IsResourceRequest()}
 	if u := a.GetUser(); u != nil {
-		out.User = authenticationv1.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups()}
-		if extra := u.GetExtra(); len(extra) > 0 {
-			out.User.Extra = map[string]authenticationv1.ExtraValue{}
-			for k, v := range extra {
-				out.User.Extra[k] = v
-			}
-		}
+		out.User = kubeuser.ToUserInfo(u)
 	}
 	if out.ResourceRequest {
 		out.Namespace, out.APIGroup, out.APIVersion = a.GetNamespace(), a.GetAPIGroup(), a.GetAPIVersion()
