@@ -25,6 +25,23 @@ func (noKubelet) GetConnectionInfo(context.Context, types.NodeName) (*client.Con
 	return nil, errors.New("no kubelet in this test")
 }
 
+// serveConnect has the handler serve the connect subresources from its
+// stores, with no kubelet to reach.
+func (e *env) serveConnect() {
+	e.t.Helper()
+	c, err := connect.New(connect.Config{Pods: e.builtin("", "pods"), Nodes: e.builtin("", "nodes"), Services: e.builtin("", "services"),
+		EndpointSlices: e.builtin("discovery.k8s.io", "endpointslices"), Kubelets: noKubelet{}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.h.SetConnect(c)
+}
+
+// builtin is the store of a built-in v1 resource.
+func (e *env) builtin(group, resource string) *storage.Store {
+	return e.h.stores[schema.GroupVersionResource{Group: group, Version: "v1", Resource: resource}]
+}
+
 // A CONNECT (exec, attach, portforward, the proxies) is admitted before it
 // connects, as kube admits it: the review names the operation CONNECT, the
 // options kind and the subresource, and carries the options the query
@@ -42,15 +59,7 @@ func TestConnectIsAdmitted(t *testing.T) {
 		}
 		return admission.Allow(), nil
 	})})
-	store := func(group, resource string) *storage.Store {
-		return e.h.stores[schema.GroupVersionResource{Group: group, Version: "v1", Resource: resource}]
-	}
-	c, err := connect.New(connect.Config{Pods: store("", "pods"), Nodes: store("", "nodes"), Services: store("", "services"),
-		EndpointSlices: store("discovery.k8s.io", "endpointslices"), Kubelets: noKubelet{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.h.SetConnect(c)
+	e.serveConnect()
 	newPod(e, "p")
 	seen = nil
 	before := e.etcdState()

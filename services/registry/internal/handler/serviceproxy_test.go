@@ -10,10 +10,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kubesplit/kubesplit/services/registry/internal/connect"
-	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
 
 // services/proxy reaches the service's pod, by port name or number, with
@@ -28,18 +24,10 @@ func TestServiceProxy(t *testing.T) {
 	}))
 	t.Cleanup(pod.Close)
 	port := pod.Listener.Addr().(*net.TCPAddr).Port
-	store := func(group, resource string) *storage.Store {
-		return e.h.stores[schema.GroupVersionResource{Group: group, Version: "v1", Resource: resource}]
-	}
-	c, err := connect.New(connect.Config{Pods: store("", "pods"), Nodes: store("", "nodes"), Services: store("", "services"),
-		EndpointSlices: store("discovery.k8s.io", "endpointslices"), Kubelets: noKubelet{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.h.SetConnect(c)
+	e.serveConnect()
 	put := func(resource, group string, obj map[string]any) {
 		t.Helper()
-		if _, err := store(group, resource).Create(context.Background(), &unstructured.Unstructured{Object: obj}, false); err != nil {
+		if _, err := e.builtin(group, resource).Create(context.Background(), &unstructured.Unstructured{Object: obj}, false); err != nil {
 			t.Fatal(err)
 		}
 	}
