@@ -49,6 +49,7 @@ type cache struct {
 
 	mu       sync.RWMutex
 	objects  map[string]*Object
+	dirs     dirIndex      // objects by key directory, kept with objects
 	rev      int64         // every change up to rev has been applied
 	advanced chan struct{} // closed and replaced whenever rev grows
 	history  *history
@@ -62,6 +63,7 @@ func newCache(client *clientv3.Client, prefix string) *cache {
 		prefix:   prefix,
 		client:   client,
 		objects:  map[string]*Object{},
+		dirs:     dirIndex{},
 		advanced: make(chan struct{}),
 		history:  newHistory(historySize),
 		watchers: map[*cacheWatcher]struct{}{},
@@ -117,7 +119,7 @@ func (c *cache) relist(ctx context.Context) (int64, error) {
 	for _, ev := range diff {
 		c.record(ev)
 	}
-	c.objects = fresh
+	c.objects, c.dirs = fresh, indexOf(fresh)
 	c.history.start(rev)
 	c.advance(rev)
 	return rev, nil
@@ -182,6 +184,7 @@ func (c *cache) apply(events []*clientv3.Event) {
 				continue
 			}
 			delete(c.objects, key)
+			c.dirs.remove(key)
 			gone, err := old.withRevision(last)
 			if err == nil {
 				c.record(Event{Type: watch.Deleted, Object: gone, Prev: old, Key: key})
@@ -194,6 +197,7 @@ func (c *cache) apply(events []*clientv3.Event) {
 			continue
 		}
 		c.objects[key] = obj
+		c.dirs.put(key, obj)
 		if old == nil {
 			c.record(Event{Type: watch.Added, Object: obj, Key: key})
 		} else {
@@ -277,6 +281,9 @@ func (c *cache) get(key string) (*Object, int64) {
 func (c *cache) any(prefix string) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if len(c.dirs[prefix]) > 0 {
+		return true
+	}
 	for key := range c.objects {
 		if strings.HasPrefix(key, prefix) {
 			return true
@@ -289,16 +296,22 @@ func (c *cache) any(prefix string) bool {
 // and the revision they are current at.
 func (c *cache) list(prefix string, match func(*Object) bool) ([]*Object, int64) {
 	c.mu.RLock()
-	keys := make([]string, 0, len(c.objects))
-	for key, obj := range c.objects {
-		if strings.HasPrefix(key, prefix) && match(obj) {
+	// A namespace's (or a cluster-scoped resource's) directory is read
+	// alone; a list across namespaces reads everything.
+	candidates, whole := c.dirs[prefix], false
+	if candidates == nil && prefix != dir(prefix) || prefix == c.prefix {
+		candidates, whole = c.objects, true
+	}
+	keys := make([]string, 0, len(candidates))
+	for key, obj := range candidates {
+		if (!whole || strings.HasPrefix(key, prefix)) && match(obj) {
 			keys = append(keys, key)
 		}
 	}
 	sort.Strings(keys)
 	out := make([]*Object, len(keys))
 	for i, key := range keys {
-		out[i] = c.objects[key]
+		out[i] = candidates[key]
 	}
 	rev := c.rev
 	c.mu.RUnlock()
