@@ -121,6 +121,25 @@ func (c *Cached) Advance(revision int64) {
 	c.advanceLocked(revision)
 }
 
+// Follow tells the cache the newest policy revision the authorizers that
+// answer now hold. Forward, it is Advance. Backward, none of them holds the
+// newer revision any more (every replica restarted, say with another
+// engine, whose revisions count from elsewhere): every answer is dropped
+// and the cache follows the new count, caching nothing an authorizer would
+// not now answer itself.
+func (c *Cached) Follow(revision int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if revision >= c.revision {
+		c.advanceLocked(revision)
+		return
+	}
+	c.revision = revision
+	c.entries = map[string]*list.Element{}
+	c.lru.Init()
+	c.inflight = map[string]*flight{}
+}
+
 // Revision returns the newest policy revision the cache knows.
 func (c *Cached) Revision() int64 {
 	c.mu.Lock()

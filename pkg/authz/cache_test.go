@@ -236,6 +236,31 @@ func TestCacheAdvanceDropsOlderAnswers(t *testing.T) {
 	}
 }
 
+// TestCacheFollowsARestartedCount: authz restarted with another engine
+// counts revisions from elsewhere, lower: Follow drops every answer of the
+// old count and caches the new engine's.
+func TestCacheFollowsARestartedCount(t *testing.T) {
+	inner := &scripted{res: Result{Decision: DecisionAllow, Revision: 100}}
+	c := newTestCache(t, inner, CacheConfig{AllowTTL: time.Hour, DenyTTL: time.Hour})
+	c.Follow(100)
+	lookup(t, c, cacheBase)
+	inner.set(Result{Decision: DecisionDeny, Revision: 7}, nil)
+	c.Follow(7)
+	if c.Len() != 0 || c.Revision() != 7 {
+		t.Fatalf("after following a lower count: %d entries at revision %d, want 0 at 7", c.Len(), c.Revision())
+	}
+	if res := lookup(t, c, cacheBase); res.Decision != DecisionDeny {
+		t.Fatalf("the old engine's allow survived: %v", res.Decision)
+	}
+	if lookup(t, c, cacheBase); inner.count() != 2 || c.Len() != 1 {
+		t.Errorf("the new engine's answer was not cached: %d calls, %d entries", inner.count(), c.Len())
+	}
+	c.Follow(8)
+	if c.Len() != 0 || c.Revision() != 8 {
+		t.Errorf("forward, Follow is Advance: %d entries at %d", c.Len(), c.Revision())
+	}
+}
+
 // TestCacheRefusesStaleStore: a replica lagging behind answers with the
 // allow that revision 6 revoked; it must not be cached.
 func TestCacheRefusesStaleStore(t *testing.T) {

@@ -64,7 +64,7 @@ func newWebhookAuthorizer(d modeDeps) (authz.Authorizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.authzRevisions.onRevision = cached.Advance
+	d.authzRevisions.onRevision = cached.Follow
 	return &gatedAuthorizer{cached: cached, direct: wc, trusted: d.authzRevisions.trusted}, nil
 }
 

@@ -38,9 +38,12 @@ type revisionFollower struct {
 	up     *upstream.Upstream
 	client *http.Client
 	log    *slog.Logger
-	// onRevision is called with the first revision of every connection
-	// (changes may have happened while it was down) and with every change
-	// after it. Set before start; it must be safe for concurrent use.
+	// onRevision is called when a connection opens (changes may have
+	// happened while it was down) and at every change after it, with the
+	// newest revision the live endpoints hold: a replica that lags does not
+	// pull it back, while replicas that all restarted counting from
+	// elsewhere (another authz engine) do. Set before start; it must be
+	// safe for concurrent use.
 	onRevision func(revision int64)
 
 	mu      sync.Mutex
@@ -53,7 +56,8 @@ type revisionFollower struct {
 // followedStream is the state of one endpoint's stream.
 type followedStream struct {
 	cancel context.CancelFunc
-	live   bool // a line was read on the current connection
+	live   bool  // a line was read on the current connection
+	rev    int64 // the last revision read on it
 }
 
 // newRevisionFollower follows u's endpoints, signing as the aggregator; nil
@@ -189,7 +193,7 @@ func (f *revisionFollower) stream(ctx context.Context, st *followedStream, u *ur
 	err = revision.Read(resp.Body, func(rev int64) error {
 		idle.Reset(followIdle)
 		if !worked || rev != last {
-			f.onRevision(rev)
+			f.onRevision(f.newest(st, rev))
 		}
 		last = rev
 		if !worked {
@@ -200,6 +204,21 @@ func (f *revisionFollower) stream(ctx context.Context, st *followedStream, u *ur
 		return nil
 	})
 	return worked, fmt.Errorf("revision stream ended: %w", err)
+}
+
+// newest records rev as st's and returns the newest revision of st and
+// the live streams.
+func (f *revisionFollower) newest(st *followedStream, rev int64) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st.rev = rev
+	newest := rev
+	for _, other := range f.streams {
+		if other.live && other != st {
+			newest = max(newest, other.rev)
+		}
+	}
+	return newest
 }
 
 // setLive records whether st's connection is live.

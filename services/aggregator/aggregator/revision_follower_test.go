@@ -66,14 +66,14 @@ func controlledStage(t *testing.T, signerDir string) (*httptest.Server, <-chan *
 
 // startFollower follows the stage at url and reports each revision on the
 // channel returned.
-func startFollower(t *testing.T, dir, url string) (*revisionFollower, <-chan int64) {
+func startFollower(t *testing.T, dir string, urls ...string) (*revisionFollower, <-chan int64) {
 	t.Helper()
 	signer, err := newSigner(Config{CertDir: dir, IdentityIssuer: DefaultIdentityIssuer})
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	up, err := upstream.New(upstream.Config{Name: authzUpstream, URLs: []string{url}, Log: log})
+	up, err := upstream.New(upstream.Config{Name: authzUpstream, URLs: urls, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,5 +159,41 @@ func TestFollowerFollowsRevisions(t *testing.T) {
 	}
 	if !f.awaitTrusted(ctx) {
 		t.Fatal("not trusted after reconnecting")
+	}
+}
+
+// TestFollowerReportsTheNewestLiveRevision: with two replicas, one that
+// lags does not pull the reported revision back; once the newer one is
+// gone, the lagging one's count is what the replicas hold, and it is
+// reported even though it is lower (a restart into another engine).
+func TestFollowerReportsTheNewestLiveRevision(t *testing.T) {
+	dir := prepareKey(t)
+	ahead, aheadConns := controlledStage(t, dir)
+	behind, behindConns := controlledStage(t, dir)
+	f, got := startFollower(t, dir, ahead.URL, behind.URL)
+	a := receive(t, aheadConns)
+	b := receive(t, behindConns)
+	a.lines <- 10
+	if rev := receive(t, got); rev != 10 {
+		t.Fatalf("first = %d, want 10", rev)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for !func() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.streams[ahead.URL].live }() {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the first stream never went live")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	b.lines <- 3
+	if rev := receive(t, got); rev != 10 {
+		t.Fatalf("a lagging replica reported %d, want 10 (the newest live)", rev)
+	}
+	close(a.done)
+	awaitUntrusted(t, f)
+	b.lines <- 4
+	if rev := receive(t, got); rev != 4 {
+		t.Fatalf("with only the other replica = %d, want 4", rev)
 	}
 }
