@@ -50,6 +50,9 @@ func (q *request) bind() error {
 	if err != nil {
 		return err
 	}
+	if err := q.admitAction(corev1.SchemeGroupVersion.WithKind("Binding"), name, b, opts.dryRun); err != nil {
+		return err
+	}
 	_, err = pods.Update(q.r.Context(), q.info.Namespace, name, func(cur *storage.Object) (*unstructured.Unstructured, error) {
 		return assign(cur.Decode(), b, q.h.now())
 	}, opts.dryRun)

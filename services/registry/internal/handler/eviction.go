@@ -35,6 +35,10 @@ func (q *request) evict() error {
 	if err != nil {
 		return err
 	}
+	dryRun := ev.DeleteOptions != nil && len(ev.DeleteOptions.DryRun) > 0
+	if err := q.admitAction(policyv1.SchemeGroupVersion.WithKind("Eviction"), ev.Name, ev, dryRun); err != nil {
+		return err
+	}
 	opts := ev.DeleteOptions
 	if opts == nil {
 		opts = &metav1.DeleteOptions{}
