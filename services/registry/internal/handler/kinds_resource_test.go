@@ -22,28 +22,35 @@ func init() {
 	}
 }
 
-// What kube's DRA strategies ask of a namespace client and an authorizer
-// the registry cannot answer, so it refuses: admin access to devices
-// (kube reads the namespace's admin-access label) and a claim's allocation
-// by anyone but system:masters (kube asks about resourceclaims/binding).
-// Neither panics on the missing client.
-func TestResourceClaimChecksTheRegistryCannotMakeRefuse(t *testing.T) {
+// What kube's DRA strategies ask beyond the object, answered as kube
+// answers it: admin access to devices only in a namespace labelled for it
+// (kube reads the namespace's admin-access label; here from the registry's
+// namespaces), and a claim's allocation only by whom authz lets bind
+// claims (kube asks about resourceclaims/binding; without an authorizer,
+// only system:masters).
+func TestResourceClaimChecksAskBeyondTheObject(t *testing.T) {
 	e := newEnv(t)
 	claims := builtin(t, "resource.k8s.io", "resourceclaims")
 	path := resourcePath(claims, "ns")
 	adminRequest := `{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com","adminAccess":true}}]}}`
-	// Even in a namespace that allows it: the registry cannot read the label.
-	e.mustDo("PATCH", "/api/v1/namespaces/ns", `{"metadata":{"labels":{"resource.kubernetes.io/admin-access":"true"}}}`, http.StatusOK,
-		"Content-Type", "application/merge-patch+json")
-	for p, body := range map[string]string{
+	admin := map[string]string{
 		path: `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":{"name":"admin"},"spec":` + adminRequest + `}`,
 		resourcePath(builtin(t, "resource.k8s.io", "resourceclaimtemplates"), "ns"): `{"apiVersion":"resource.k8s.io/v1",` +
 			`"kind":"ResourceClaimTemplate","metadata":{"name":"admin"},"spec":{"spec":` + adminRequest + `}}`,
-	} {
+	}
+	before := e.etcdState()
+	for p, body := range admin {
 		resp, out := e.do("POST", p, body)
-		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(out), "could not retrieve namespace to verify admin access") {
-			t.Errorf("admin access in %s: %d %s", p, resp.StatusCode, out)
+		if resp.StatusCode != http.StatusUnprocessableEntity ||
+			!strings.Contains(string(out), "admin access to devices requires the `resource.kubernetes.io/admin-access: true` label on the containing namespace") {
+			t.Errorf("admin access in an unlabelled namespace, %s: %d %s", p, resp.StatusCode, out)
 		}
+	}
+	e.untouched(before, "admin access refused")
+	e.mustDo("PATCH", "/api/v1/namespaces/ns", `{"metadata":{"labels":{"resource.kubernetes.io/admin-access":"true"}}}`, http.StatusOK,
+		"Content-Type", "application/merge-patch+json")
+	for p, body := range admin {
+		e.mustDo("POST", p, body, http.StatusCreated)
 	}
 
 	body, _ := sample(t, claims, "claim")

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -33,7 +35,21 @@ func (h *Handler) strategyEnv() kubetype.Env {
 			out := &admissionregistration.MutatingAdmissionPolicy{}
 			return out, h.readInternal(ctx, "mutatingadmissionpolicies", name, &admissionregistrationv1.MutatingAdmissionPolicy{}, out)
 		},
+		Namespace: h.namespace,
 	}
+}
+
+// namespace reads a Namespace from the store.
+func (h *Handler) namespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	if h.namespaces == nil {
+		return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
+	}
+	obj, err := h.namespaces.Get(ctx, "", name, storage.ReadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	ns := &corev1.Namespace{}
+	return ns, json.Unmarshal(obj.JSON, ns)
 }
 
 // readInternal reads the cluster-scoped admissionregistration.k8s.io/v1

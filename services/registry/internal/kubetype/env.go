@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
@@ -28,6 +31,9 @@ type Env struct {
 	// name; nil finds none.
 	ValidatingPolicy func(ctx context.Context, name string) (*admissionregistration.ValidatingAdmissionPolicy, error)
 	MutatingPolicy   func(ctx context.Context, name string) (*admissionregistration.MutatingAdmissionPolicy, error)
+	// Namespace reads a namespace (the DRA strategies read its
+	// admin-access label); nil finds none.
+	Namespace func(ctx context.Context, name string) (*corev1.Namespace, error)
 }
 
 type envKey struct{}
@@ -86,6 +92,21 @@ func attributes(a authorizer.Attributes) authz.Attributes {
 		out.Path = a.GetPath()
 	}
 	return out
+}
+
+// Namespaces is the namespace client kube's DRA strategies are built
+// with: its Get reads through the request's Env (they call nothing else).
+var Namespaces corev1client.NamespaceInterface = namespaces{}
+
+type namespaces struct {
+	corev1client.NamespaceInterface // nil: kube's strategies call only Get
+}
+
+func (namespaces) Get(ctx context.Context, name string, _ metav1.GetOptions) (*corev1.Namespace, error) {
+	if get := envFrom(ctx).Namespace; get != nil {
+		return get(ctx, name)
+	}
+	return nil, errors.New("no namespaces to read")
 }
 
 // PolicyGetter is the policy getter kube's binding strategies are built

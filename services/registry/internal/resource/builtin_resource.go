@@ -1,12 +1,6 @@
 package resource
 
 import (
-	"context"
-	"errors"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/kubernetes/pkg/registry/resource/deviceclass"
 	"k8s.io/kubernetes/pkg/registry/resource/devicetaintrule"
 	"k8s.io/kubernetes/pkg/registry/resource/resourceclaim"
@@ -18,19 +12,19 @@ import (
 
 // resourceGroup is resource.k8s.io/v1, dynamic resource allocation.
 //
-// Two checks of kube's strategies need what the registry cannot give them.
-// Admin access to devices (a request's adminAccess: true, or an allocation
-// result granting it) needs the namespace's
-// resource.kubernetes.io/admin-access label, which kube reads through a
-// namespace client: here the lookup fails, so such a claim or template is
-// refused (422), never let through. A ResourceClaim's status write that
+// Two checks of kube's strategies ask beyond the object, through the
+// request's kubetype.Env. Admin access to devices (a request's
+// adminAccess: true, or an allocation result granting it) needs the
+// namespace's resource.kubernetes.io/admin-access label, read from the
+// registry's namespaces (a namespace that cannot be read refuses the
+// write, 422, never lets it through). A ResourceClaim's status write that
 // changes the allocation, reservedFor or a driver's device status asks the
 // authorizer about the synthetic resourceclaims/binding and
 // resourceclaims/driver subresources: kubetype.Authorizer allows
 // system:masters and asks authz about anyone else.
 func resourceGroup() []*Info {
 	const g = "resource.k8s.io"
-	claims := resourceclaim.NewStrategy(noNamespaces{}, kubetype.Authorizer)
+	claims := resourceclaim.NewStrategy(kubetype.Namespaces, kubetype.Authorizer)
 	return []*Info{
 		kube(&Info{Group: g, Version: "v1", Resource: "deviceclasses", Kind: "DeviceClass", Singular: "deviceclass"},
 			deviceclass.Strategy, nil),
@@ -42,21 +36,8 @@ func resourceGroup() []*Info {
 			claims, status(resourceclaim.NewStatusStrategy(claims))),
 		kube(&Info{Group: g, Version: "v1", Resource: "resourceclaimtemplates", Kind: "ResourceClaimTemplate",
 			Singular: "resourceclaimtemplate", Namespaced: true},
-			resourceclaimtemplate.NewStrategy(noNamespaces{}), nil),
+			resourceclaimtemplate.NewStrategy(kubetype.Namespaces), nil),
 		kube(&Info{Group: g, Version: "v1", Resource: "resourceslices", Kind: "ResourceSlice", Singular: "resourceslice"},
 			resourceslice.Strategy, nil),
 	}
-}
-
-// noNamespaces is the namespace client of the DRA strategies, which only
-// Get a namespace, to read its admin-access label: the registry's
-// strategies reach no API, so the lookup fails and kube's check refuses the
-// write with "could not retrieve namespace to verify admin access". A nil
-// client would panic there instead.
-type noNamespaces struct {
-	corev1client.NamespaceInterface // nil: kube's strategies call only Get
-}
-
-func (noNamespaces) Get(context.Context, string, metav1.GetOptions) (*corev1.Namespace, error) {
-	return nil, errors.New("kubesplit's registry does not look namespaces up for the resource.k8s.io strategies")
 }
