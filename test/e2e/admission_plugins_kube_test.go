@@ -35,8 +35,10 @@ func TestAdmissionPluginsAsKube(t *testing.T) {
 	var k *framework.KubeAPIServer
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); k = framework.StartKubeAPIServer(t) }()
-	s := framework.StartStack(t, framework.StackOptions{})
+	// Privileged containers are allowed, as kubeadm's clusters allow them,
+	// so that PodSecurity is what refuses a privileged pod.
+	go func() { defer wg.Done(); k = framework.StartKubeAPIServer(t, "--allow-privileged=true") }()
+	s := framework.StartStack(t, framework.StackOptions{Args: map[string][]string{framework.StageRegistry: {"--allow-privileged"}}})
 	wg.Wait()
 	if k == nil {
 		t.Fatal("kube-apiserver did not start")
@@ -110,9 +112,7 @@ func TestAdmissionPluginsAsKube(t *testing.T) {
 		}
 	})
 	// A pod the restricted level does not allow (no securityContext at
-	// all). A privileged one would not get as far: without
-	// --allow-privileged, both refuse it in validation, before the
-	// validating plugins.
+	// all), and a privileged one.
 	t.Run("PodSecurity enforce refuses a pod restricted does not allow", func(t *testing.T) {
 		for _, a := range servers {
 			answeredAs(t, a, "POST", pods("adm-enforced"), "", `{"metadata":{"generateName":"probe-"},"spec":`+plain+`}`, http.StatusForbidden)
@@ -121,7 +121,9 @@ func TestAdmissionPluginsAsKube(t *testing.T) {
 			t.Errorf("kubesplit: %d %s", ans.code, ans.message)
 		}
 		privileged := `{"containers":[{"name":"c","image":"i","securityContext":{"privileged":true}}]}`
-		both(t, kube, ours, "POST", pods("adm-enforced"), "", pod("privileged", privileged))
+		if ans := both(t, kube, ours, "POST", pods("adm-enforced"), "", pod("privileged", privileged)); !strings.Contains(ans.message, "privileged") {
+			t.Errorf("a privileged pod: %d %s", ans.code, ans.message)
+		}
 	})
 	t.Run("PodSecurity warn warns about a pod restricted does not allow", func(t *testing.T) {
 		if ans := both(t, kube, ours, "POST", pods("adm-warned"), "", pod("unrestricted", plain)); ans.code != http.StatusCreated || len(ans.warnings) == 0 {

@@ -81,6 +81,10 @@ type Config struct {
 	// every namespace as the ConfigMap kube-root-ca.crt. Empty publishes
 	// none.
 	RootCAFile string
+	// AllowPrivileged is kube-apiserver's --allow-privileged: whether a
+	// pod's containers may be privileged (kube's pod validation reads it
+	// process-wide, so the first registry in a process sets it).
+	AllowPrivileged bool
 	// Kubelet says how kubelets are reached for pods/log, exec, attach,
 	// portforward and nodes/proxy (kube-apiserver's --kubelet-* flags).
 	Kubelet kubelet.Config

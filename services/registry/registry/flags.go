@@ -23,6 +23,7 @@ func AddKubeFlags(fs *pflag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.Kubelet.KeyFile, "kubelet-client-key", "", "Path to a client key file for TLS.")
 	fs.StringVar(&cfg.Kubelet.CAFile, "kubelet-certificate-authority", "",
 		"Path to a cert file for the certificate authority; without it kubelets' serving certificates are not verified, as in kube.")
+	fs.BoolVar(&cfg.AllowPrivileged, "allow-privileged", false, "If true, allow privileged containers. [default=false]")
 	fs.BoolVar(&cfg.DisableControllers, "disable-controllers", false, "do not run the namespace, service account and garbage collection controllers")
 	fs.StringSliceVar(&cfg.Controllers, "controllers", []string{"*"},
 		"the housekeeping controllers to run, in kube-controller-manager's syntax: '*' all, 'name' one, '-name' not that one "+

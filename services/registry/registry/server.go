@@ -10,6 +10,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+	"k8s.io/kubernetes/pkg/capabilities"
 
 	"github.com/kubesplit/kubesplit/pkg/embedetcd"
 	"github.com/kubesplit/kubesplit/pkg/observe"
@@ -51,6 +52,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{trust: t}
+	// kube-apiserver's --allow-privileged, read by kube's pod validation.
+	capabilities.Setup(cfg.AllowPrivileged, 0)
 	if err := s.connect(cfg); err != nil {
 		return nil, err
 	}
