@@ -1,7 +1,7 @@
 package kubeplugin
 
 import (
-		"testing"
+	"testing"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
