@@ -23,6 +23,23 @@ const (
 	labelBinding = `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingAdmissionPolicyBinding",
 "metadata":{"name":"e2e-label"},
 "spec":{"policyName":"e2e-label","matchResources":{"namespaceSelector":{"matchLabels":{"e2e-mutate":"yes"}}}}}`
+	// gadgetsCRD is a custom resource for gadgetPolicy, which sizes the
+	// gadgets created in the same namespaces (a custom resource's object
+	// is unstructured to the plugin, typed by the CRD's schema).
+	gadgetsCRD = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"gadgets.e2e-map.example.com"},
+"spec":{"group":"e2e-map.example.com","scope":"Namespaced",
+ "names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","listKind":"GadgetList"},
+ "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
+  "spec":{"type":"object","properties":{"size":{"type":"string"},"color":{"type":"string"}}}}}}}]}}`
+	gadgetPolicy = `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingAdmissionPolicy",
+"metadata":{"name":"e2e-gadgets"},
+"spec":{"failurePolicy":"Fail","reinvocationPolicy":"Never",
+ "matchConstraints":{"resourceRules":[{"apiGroups":["e2e-map.example.com"],"apiVersions":["v1"],"operations":["CREATE"],"resources":["gadgets"]}]},
+ "mutations":[{"patchType":"ApplyConfiguration","applyConfiguration":{"expression":"Object{spec: Object.spec{size: \"M\"}}"}}]}}`
+	gadgetBinding = `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingAdmissionPolicyBinding",
+"metadata":{"name":"e2e-gadgets"},
+"spec":{"policyName":"e2e-gadgets","matchResources":{"namespaceSelector":{"matchLabels":{"e2e-mutate":"yes"}}}}}`
 	// badPolicy's ApplyConfiguration is not CEL.
 	badPolicy = `{"apiVersion":"admissionregistration.k8s.io/v1","kind":"MutatingAdmissionPolicy",
 "metadata":{"name":"e2e-bad"},
@@ -34,7 +51,8 @@ const (
 // TestMutatingAdmissionPolicyAsKube writes the same MutatingAdmissionPolicy
 // and binding to kube-apiserver v1.37.2 and to kubesplit, which runs kube's
 // own plugin, and compares what the policy does: the configmap created in a
-// selected namespace mutated alike, one elsewhere left alone, one the
+// selected namespace mutated alike, and a custom resource too, one
+// elsewhere left alone, one the
 // JSONPatch cannot apply to refused with the same message, and a policy
 // whose CEL does not compile refused with the same message.
 func TestMutatingAdmissionPolicyAsKube(t *testing.T) {
@@ -58,6 +76,9 @@ func TestMutatingAdmissionPolicyAsKube(t *testing.T) {
 			{"/api/v1/namespaces", `{"metadata":{"name":"map-off"}}`},
 			{adm + "mutatingadmissionpolicies", labelPolicy},
 			{adm + "mutatingadmissionpolicybindings", labelBinding},
+			{"/apis/apiextensions.k8s.io/v1/customresourcedefinitions", gadgetsCRD},
+			{adm + "mutatingadmissionpolicies", gadgetPolicy},
+			{adm + "mutatingadmissionpolicybindings", gadgetBinding},
 		} {
 			if ans := a.do(t, "POST", c.path, "", c.body); ans.code != http.StatusCreated {
 				t.Fatalf("%s: POST %s: %d %s", a.name, c.path, ans.code, ans.message)
@@ -78,6 +99,19 @@ func TestMutatingAdmissionPolicyAsKube(t *testing.T) {
 		}
 		if d := field(created["kubesplit"].body, "data", "added"); d != "by-policy" {
 			t.Errorf("data.added %v", d)
+		}
+	})
+	t.Run("a custom resource is mutated alike", func(t *testing.T) {
+		gadgets := map[string]answer{}
+		for _, a := range []*apiServer{kube, ours} {
+			// Until the CRD is served and its schema published.
+			gadgets[a.name] = answeredAs(t, a, "POST", "/apis/e2e-map.example.com/v1/namespaces/map-on/gadgets", "",
+				`{"apiVersion":"e2e-map.example.com/v1","kind":"Gadget","metadata":{"generateName":"g-"},"spec":{"color":"red"}}`,
+				http.StatusCreated, func(ans answer) bool { return field(ans.body, "spec", "size") != nil })
+		}
+		k, o := field(gadgets["kube"].body, "spec"), field(gadgets["kubesplit"].body, "spec")
+		if !reflect.DeepEqual(k, o) || field(gadgets["kubesplit"].body, "spec", "size") != "M" {
+			t.Errorf("spec\nkube:      %v\nkubesplit: %v", k, o)
 		}
 	})
 	t.Run("a configmap elsewhere is left alone", func(t *testing.T) {
