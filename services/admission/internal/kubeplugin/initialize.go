@@ -30,13 +30,17 @@ func initialized(name string, register func(*kubeadmission.Plugins), deps plugin
 	plugins := kubeadmission.NewPlugins()
 	register(plugins)
 	// The drained notification tells plugins that the server is shutting
-	// down; the admission service has no such stage before it stops.
-	never := make(chan struct{})
+	// down, and stops their background work (MutatingAdmissionPolicy's
+	// policy source and OpenAPI polling): the service's closing.
+	stopped := deps.Stopped
+	if stopped == nil {
+		stopped = make(chan struct{})
+	}
 	// The REST mapper finds a policy's paramKind's resource; discovery
 	// is read when first needed, and again for a kind it did not list.
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(deps.Client.Discovery()))
 	init := initializer.New(deps.Client, deps.Dynamic, deps.Informers, reviewAuthorizer(plugin.NewReviews(deps.Client)),
-		utilfeature.DefaultFeatureGate, effectiveVersion, never, mapper)
+		utilfeature.DefaultFeatureGate, effectiveVersion, stopped, mapper)
 	p, err := plugins.InitPlugin(name, nil, init)
 	if err != nil {
 		return nil, err
