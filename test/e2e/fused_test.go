@@ -13,7 +13,8 @@ import (
 // TestFusedComposition runs the whole chain in one process (bin/kubesplit)
 // and drives it with kubectl: the same stages as the split stack, called
 // in process. Authentication (token file), RBAC from the API, admission
-// (NamespaceLifecycle, ServiceAccount) and the registry all answer.
+// (NamespaceLifecycle, ServiceAccount, MutatingAdmissionPolicy) and the
+// registry all answer.
 func TestFusedComposition(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.csv")
@@ -49,5 +50,17 @@ func TestFusedComposition(t *testing.T) {
 	}
 	if out, err := f.Kubectl(t, admin, "", "delete", "namespace", "kube-system"); err == nil || !strings.Contains(out, "Forbidden") {
 		t.Errorf("deleting kube-system: %v\n%s", err, out)
+	}
+	// MutatingAdmissionPolicy, in process, labels the configmaps its
+	// binding selects.
+	if out, err := f.Kubectl(t, admin, labelPolicy+"\n"+labelBinding+"\n"+`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"map-on","labels":{"e2e-mutate":"yes"}}}`, "create", "-f", "-"); err != nil {
+		t.Fatalf("create the policy: %v\n%s", err, out)
+	}
+	if !pollUntil(10*time.Second, func() bool {
+		out, err = f.Kubectl(t, admin, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"generateName":"cm-","namespace":"map-on"},"data":{"k":"v"}}`,
+			"create", "-f", "-", "-o", "jsonpath={.metadata.labels.e2e-mutated}")
+		return err == nil && out == "yes"
+	}) {
+		t.Errorf("a configmap under the policy: %v\n%s", err, out)
 	}
 }

@@ -26,7 +26,7 @@ func TestDefaultPlugins(t *testing.T) {
 	want := []string{NamespaceLifecycle, LimitRanger, ServiceAccount, NodeRestriction, TaintNodesByCondition, AlwaysPullImages,
 		PodSecurity, Priority, DefaultTolerationSeconds, DefaultStorageClass, StorageObjectInUseProtection, PodGroupProtection,
 		PersistentVolumeClaimResize, RuntimeClass, CertificateApproval, CertificateSigning, ClusterTrustBundleAttest,
-		CertificateSubjectRestriction, DefaultIngressClass, PodTopologyLabels, NodeDeclaredFeatureValidator, PodResizeValidator, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
+		CertificateSubjectRestriction, DefaultIngressClass, PodTopologyLabels, NodeDeclaredFeatureValidator, PodResizeValidator, MutatingAdmissionPolicy, RBACEscalation, MutatingAdmissionWebhook, ValidatingAdmissionPolicy,
 		ValidatingAdmissionWebhook, ResourceQuota}
 	if !slices.Equal(AllPlugins(), want) {
 		t.Errorf("order %v, want kube's %v", AllPlugins(), want)
@@ -78,6 +78,7 @@ func TestConfigErrors(t *testing.T) {
 		c := Config{IdentityKeys: []crypto.PublicKey{key.Public()}}
 		c.BindAddress = "127.0.0.1:0"
 		c.Client = client
+		c.LocalConfig = onFake(c.LocalConfig)
 		return c
 	}
 	cases := map[string]func(*Config){

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,6 +39,7 @@ func start(t *testing.T, cfg Config) *Server {
 	if cfg.Client == nil {
 		cfg.Client = fake.NewClientset(cluster()...)
 	}
+	cfg.LocalConfig = onFake(cfg.LocalConfig)
 	s, err := Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +47,16 @@ func start(t *testing.T, cfg Config) *Server {
 	t.Cleanup(s.Close)
 	waitReady(t, s.URL())
 	return s
+}
+
+// onFake is cfg for a service on a fake clientset, without a REST
+// configuration: MutatingAdmissionPolicy, which needs one (for its dynamic
+// client and the OpenAPI it types objects with), disabled.
+func onFake(cfg LocalConfig) LocalConfig {
+	if cfg.RESTConfig == nil && !slices.Contains(cfg.DisablePlugins, MutatingAdmissionPolicy) {
+		cfg.DisablePlugins = append(slices.Clone(cfg.DisablePlugins), MutatingAdmissionPolicy)
+	}
+	return cfg
 }
 
 // waitReady polls /readyz until it answers 200.

@@ -27,6 +27,8 @@ type Local struct {
 	dynamic    []func() pkgadmission.Rules // plugins' CurrentRules
 	synced     atomic.Bool
 	cancel     context.CancelFunc
+	stopped    chan struct{} // closed by Close: plugin.Deps.Stopped
+	stopOnce   sync.Once
 	wg         sync.WaitGroup
 	factory    informers.SharedInformerFactory
 }
@@ -52,17 +54,18 @@ func NewLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Local{factory: informers.NewSharedInformerFactory(client, 0)}
+	l := &Local{factory: informers.NewSharedInformerFactory(client, 0), stopped: make(chan struct{})}
 	md, dyn, err := untypedClients(cfg.RESTConfig)
 	if err != nil {
 		return nil, err
 	}
 	var jobs []job
 	deps := plugin.Deps{
-		Client: client, Informers: l.factory, MetadataClient: md, Dynamic: dyn,
+		Client: client, Informers: l.factory, MetadataClient: md, Dynamic: dyn, Stopped: l.stopped,
 		Run: func(name string, f func(context.Context)) { jobs = append(jobs, job{name: name, run: f}) },
 	}
 	if err := l.build(selected, deps, cfg); err != nil {
+		close(l.stopped) // the plugins built already
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -250,6 +253,7 @@ func (l *Local) ready(context.Context) error {
 // Leases) and waits for them.
 func (l *Local) Close() {
 	l.cancel()
+	l.stopOnce.Do(func() { close(l.stopped) })
 	l.factory.Shutdown()
 	l.wg.Wait()
 }

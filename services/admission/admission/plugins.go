@@ -23,6 +23,9 @@ const (
 	ServiceAccount     = "ServiceAccount"
 	RBACEscalation     = "RBACEscalation"
 	ResourceQuota      = "ResourceQuota"
+	// MutatingAdmissionPolicy is kube's plugin applying the mutations of
+	// MutatingAdmissionPolicies through their bindings.
+	MutatingAdmissionPolicy = kubeplugin.MutatingAdmissionPolicy
 	// ValidatingAdmissionPolicy evaluates ValidatingAdmissionPolicies
 	// through their bindings, with CEL.
 	ValidatingAdmissionPolicy = "ValidatingAdmissionPolicy"
@@ -85,8 +88,8 @@ func kubeOff(p kubeplugin.Plugin) registration {
 // plugins is every built-in plugin, in the order they run whatever the
 // order of the flags: kube-apiserver's (AllOrderedPlugins in its
 // pkg/kubeapiserver/options), ResourceQuota last so that nothing is
-// charged for a write another plugin refuses; the webhooks after the
-// built-in plugins of their phase, as in kube. RBACEscalation, which kube
+// charged for a write another plugin refuses; the admission policies and
+// webhooks after the built-in plugins of their phase, as in kube. RBACEscalation, which kube
 // runs in its RBAC storage rather than as a plugin, comes after kube's
 // plugins, before the webhooks.
 var plugins = []registration{
@@ -112,6 +115,7 @@ var plugins = []registration{
 	kube(kubeplugin.PodTopologyLabels),
 	kube(kubeplugin.NodeDeclaredFeatureValidator),
 	kube(kubeplugin.PodResizeValidator),
+	{name: MutatingAdmissionPolicy, phases: kubeplugin.NewMutatingPolicyPhases, rules: policy.NoRules},
 	{name: RBACEscalation, new: escalation.New, rules: escalation.Rules},
 	{name: MutatingAdmissionWebhook, phases: webhooks.NewMutatingPhases, rules: webhooks.NoRules},
 	{name: ValidatingAdmissionPolicy, new: policy.New, rules: policy.NoRules},

@@ -95,7 +95,7 @@ func TestDisablePlugins(t *testing.T) {
 	// Every plugin that would change or refuse the pod below.
 	off := []string{ServiceAccount, NamespaceLifecycle, DefaultTolerationSeconds, Priority, PodSecurity}
 	s := start(t, Config{InsecureAllowUnauthenticated: true, LocalConfig: LocalConfig{DisablePlugins: off}})
-	if got, want := s.Local().Plugins(), without(DefaultPlugins(), off...); !slices.Equal(got, want) {
+	if got, want := s.Local().Plugins(), without(DefaultPlugins(), append(off, MutatingAdmissionPolicy)...); !slices.Equal(got, want) {
 		t.Fatalf("plugins %v, want %v", got, want)
 	}
 	mutating := pkgadmission.Mutating(webhook(t, s.URL()+pkgadmission.MutatingPath, nil))

@@ -56,7 +56,7 @@ func (s stages) admit(t *testing.T, a *pkgadmission.Attributes) (*corev1.Pod, in
 // One table, run against the in-process Local (the fused binary) and
 // against the service's webhooks (the split stack).
 func TestStagesLocalAndRemote(t *testing.T) {
-	local, err := NewLocal(context.Background(), LocalConfig{Client: fake.NewClientset(cluster()...), Log: slog.New(slog.DiscardHandler)})
+	local, err := NewLocal(context.Background(), onFake(LocalConfig{Client: fake.NewClientset(cluster()...), Log: slog.New(slog.DiscardHandler)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubeadmission "k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/warning"
 	clienttesting "k8s.io/client-go/testing"
@@ -247,5 +249,40 @@ func TestAttributesPassThrough(t *testing.T) {
 	del := plugintest.Attrs(t, admissionv1.Delete, "", "v1", "Pod", "pods", "ns", "p", nil, pod("ns", corev1.PodSpec{}))
 	if res := plugintest.Admit(t, v, del); !res.Allowed || rec.got != nil {
 		t.Errorf("delete: %+v, plugin called: %t", res, rec.got != nil)
+	}
+}
+
+// A kind kube has no type for (a custom resource) reaches kube's plugins
+// unstructured, in its served version, as in kube, and what a plugin
+// changes in it comes back as a patch.
+func TestCustomObject(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: "e2e.example.com", Version: "v1", Kind: "Widget"}
+	raw := []byte(`{"apiVersion":"e2e.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"n":1}}`)
+	obj, err := internalObject(raw, gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u.GroupVersionKind() != gvk || u.GetName() != "w" {
+		t.Fatalf("got %T %v", obj, obj)
+	}
+	before, err := externalJSON(u.DeepCopy(), gvk.GroupVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(u.Object, "M", "spec", "size"); err != nil {
+		t.Fatal(err)
+	}
+	after, err := externalJSON(u, gvk.GroupVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch, err := patchFor(raw, before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := patch.Result()
+	if err != nil || string(res.Patch) != `[{"op":"add","path":"/spec/size","value":"M"}]` {
+		t.Errorf("patch %s, %v", res.Patch, err)
 	}
 }

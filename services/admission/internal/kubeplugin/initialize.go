@@ -6,6 +6,8 @@ import (
 	kubeadmission "k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/initializer"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/component-base/compatibility"
 
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
@@ -19,8 +21,8 @@ var effectiveVersion = compatibility.NewEffectiveVersionFromString("1.37", "", "
 // initialized is kube's plugin name, made by its package's Register and
 // initialized as kube-apiserver initializes it: the shared informer
 // factory (which the service starts once every plugin asked for its
-// informers), the client, the feature gates and an authorizer, then its
-// own ValidateInitialization.
+// informers), the clients, a REST mapper, the feature gates and an
+// authorizer, then its own ValidateInitialization.
 func initialized(name string, register func(*kubeadmission.Plugins), deps plugin.Deps) (kubeadmission.Interface, error) {
 	if deps.Client == nil || deps.Informers == nil {
 		return nil, fmt.Errorf("%s needs a client and an informer factory", name)
@@ -28,10 +30,17 @@ func initialized(name string, register func(*kubeadmission.Plugins), deps plugin
 	plugins := kubeadmission.NewPlugins()
 	register(plugins)
 	// The drained notification tells plugins that the server is shutting
-	// down; the admission service has no such stage before it stops.
-	never := make(chan struct{})
+	// down, and stops their background work (MutatingAdmissionPolicy's
+	// policy source and OpenAPI polling): the service's closing.
+	stopped := deps.Stopped
+	if stopped == nil {
+		stopped = make(chan struct{})
+	}
+	// The REST mapper finds a policy's paramKind's resource; discovery
+	// is read when first needed, and again for a kind it did not list.
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(deps.Client.Discovery()))
 	init := initializer.New(deps.Client, deps.Dynamic, deps.Informers, reviewAuthorizer(plugin.NewReviews(deps.Client)),
-		utilfeature.DefaultFeatureGate, effectiveVersion, never, nil)
+		utilfeature.DefaultFeatureGate, effectiveVersion, stopped, mapper)
 	p, err := plugins.InitPlugin(name, nil, init)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
@@ -15,10 +16,15 @@ import (
 // internalObject reads raw, an object of kind gvk as it is served, into
 // kube's internal type, defaulted as kube-apiserver's decoder defaults
 // what it reads, so that the plugin sees what it sees in kube. Nil when
-// raw is empty.
+// raw is empty. A kind kube has no type for (a custom resource) is read
+// as kube's plugins see one: unstructured, in its served version, since
+// custom resources have no internal one.
 func internalObject(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
 	if len(raw) == 0 {
 		return nil, nil
+	}
+	if !legacyscheme.Scheme.Recognizes(gvk) {
+		return customObject(raw, gvk)
 	}
 	ext, err := legacyscheme.Scheme.New(gvk)
 	if err != nil {
@@ -36,12 +42,27 @@ func internalObject(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, er
 	return obj, nil
 }
 
+// customObject is raw as an unstructured object of kind gvk.
+func customObject(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
+	var content map[string]any
+	if err := json.Unmarshal(raw, &content); err != nil {
+		return nil, fmt.Errorf("decoding the admitted %v: %w", gvk, err)
+	}
+	u := &unstructured.Unstructured{Object: content}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
 // externalJSON is obj, an internal object, converted back to the served
-// version gv and read as generic JSON, for comparing before and after.
+// version gv (an unstructured one is in it already) and read as generic
+// JSON, for comparing before and after.
 func externalJSON(obj runtime.Object, gv schema.GroupVersion) (map[string]any, error) {
-	ext, err := legacyscheme.Scheme.ConvertToVersion(obj, gv)
-	if err != nil {
-		return nil, fmt.Errorf("converting back to %v: %w", gv, err)
+	ext := obj
+	if _, custom := obj.(*unstructured.Unstructured); !custom {
+		var err error
+		if ext, err = legacyscheme.Scheme.ConvertToVersion(obj, gv); err != nil {
+			return nil, fmt.Errorf("converting back to %v: %w", gv, err)
+		}
 	}
 	raw, err := json.Marshal(ext)
 	if err != nil {

@@ -56,6 +56,11 @@ type Deps struct {
 	// the caller runs no background work (plugin unit tests); plugins that
 	// need it must then fail in New.
 	Run func(name string, f func(ctx context.Context))
+
+	// Stopped is closed when the service closes, for work a plugin runs
+	// as long as the service does (kube's plugins' drained notification,
+	// which stops their own goroutines). Nil means never (unit tests).
+	Stopped <-chan struct{}
 }
 
 // Constructor builds a plugin's admitter. Mark it admission.Mutating when it

@@ -15,10 +15,12 @@ func NoRules() admission.Rules { return admission.Rules{} }
 // allRules is what the plugin is asked about before its informers have
 // told it which policies exist: every write, so that none slips by.
 func allRules() admission.Rules {
-	return admission.Rules{Validating: []admission.Rule{everything()}}
+	return admission.Rules{Validating: []admission.Rule{Everything()}}
 }
 
-func everything() admission.Rule {
+// Everything is the rule matching every write: what an admission policy
+// plugin asks to be asked about when it cannot yet say less.
+func Everything() admission.Rule {
 	return admission.Rule{RuleWithOperations: admv1.RuleWithOperations{
 		Operations: []admv1.OperationType{admv1.OperationAll},
 		Rule:       admv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*", "*/*"}},
@@ -41,17 +43,18 @@ func (p *Plugin) CurrentRules() admission.Rules {
 	}
 	out := admission.Rules{Validating: []admission.Rule{}}
 	for _, b := range bound {
-		out.Validating = append(out.Validating, policyRules(b.policy)...)
+		out.Validating = append(out.Validating, MatchRules(b.policy.Spec.MatchConstraints)...)
 	}
 	return out
 }
 
-// policyRules are a policy's rules as webhook rules; everything when it
-// has none to say (a policy stored without matchConstraints).
-func policyRules(p *admv1.ValidatingAdmissionPolicy) []admission.Rule {
-	mc := p.Spec.MatchConstraints
+// MatchRules are an admission policy's matchConstraints (validating or
+// mutating: the same type) as webhook rules, broadened as CurrentRules
+// says; everything when they have none to say (a policy stored without
+// matchConstraints).
+func MatchRules(mc *admv1.MatchResources) []admission.Rule {
 	if mc == nil || len(mc.ResourceRules) == 0 {
-		return []admission.Rule{everything()}
+		return []admission.Rule{Everything()}
 	}
 	equivalent := mc.MatchPolicy == nil || *mc.MatchPolicy == admv1.Equivalent
 	var out []admission.Rule
