@@ -1,14 +1,9 @@
 package stagecaller
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -21,6 +16,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/observe"
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
 // fakeAPI answers TokenReviews (one good token, "kube-token", for user
@@ -88,15 +84,14 @@ func stage(t *testing.T, api *fakeAPI, ca *x509.CertPool) (tlsSrv, plain *httpte
 }
 
 func TestAccept(t *testing.T) {
-	caCert, caKey := newCA(t)
-	pool := x509.NewCertPool()
-	pool.AddCert(caCert)
+	ca := testpki.New(t, "webhook-callers")
 	api := &fakeAPI{allowed: map[string]bool{"kube": true, "kube-apiserver": true}}
-	tlsSrv, plain := stage(t, api, pool)
-	good := clientCert(t, caCert, caKey, "kube-apiserver", "webhook-callers")
-	otherCA, otherKey := newCA(t)
-	stranger := clientCert(t, otherCA, otherKey, "kube-apiserver")
-	denied := clientCert(t, caCert, caKey, "mallory")
+	tlsSrv, plain := stage(t, api, ca.Pool())
+	good := ca.ClientCert(t, "kube-apiserver", "webhook-callers")
+	// Another CA of the same name: the client sends its certificate (the
+	// server asks for that name), and the handshake must fail on it.
+	stranger := testpki.New(t, "webhook-callers").ClientCert(t, "kube-apiserver")
+	denied := ca.ClientCert(t, "mallory")
 
 	cases := []struct {
 		name     string
@@ -107,16 +102,16 @@ func TestAccept(t *testing.T) {
 		wantUser string
 		wantPath string
 	}{
-		{name: "certificate of the client CA, allowed", srv: tlsSrv, cert: good, wantCode: 200, wantUser: "kube-apiserver"},
+		{name: "certificate of the client CA, allowed", srv: tlsSrv, cert: &good, wantCode: 200, wantUser: "kube-apiserver"},
 		{name: "token the API knows, allowed", srv: tlsSrv, header: map[string]string{"Authorization": "Bearer kube-token"}, wantCode: 200, wantUser: "kube"},
 		{name: "token the API does not know", srv: tlsSrv, header: map[string]string{"Authorization": "Bearer nope"}, wantCode: 401},
-		{name: "certificate of the client CA, no access", srv: tlsSrv, cert: denied, wantCode: 403},
+		{name: "certificate of the client CA, no access", srv: tlsSrv, cert: &denied, wantCode: 403},
 		{name: "no credentials: the internal path refuses", srv: tlsSrv, wantCode: 401, wantPath: "internal"},
-		{name: "an assertion goes the internal way whatever else", srv: tlsSrv, cert: good,
+		{name: "an assertion goes the internal way whatever else", srv: tlsSrv, cert: &good,
 			header: map[string]string{identity.Header: "x"}, wantCode: 401, wantPath: "internal"},
 		{name: "a token over plain HTTP is never taken", srv: plain, header: map[string]string{"Authorization": "Bearer kube-token"},
 			wantCode: 401, wantPath: "internal"},
-		{name: "a certificate of another CA fails the handshake", srv: tlsSrv, cert: stranger, wantCode: -1},
+		{name: "a certificate of another CA fails the handshake", srv: tlsSrv, cert: &stranger, wantCode: -1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,39 +154,4 @@ func TestAccept(t *testing.T) {
 			t.Fatalf("asked about %+v, want create tokenreviews.authentication.k8s.io", spec)
 		}
 	}
-}
-
-func newCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ca"}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
-}
-
-func clientCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, user string, groups ...string) *tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: user, Organization: groups},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }

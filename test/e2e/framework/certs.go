@@ -1,110 +1,17 @@
 package framework
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
 	"os"
-	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
-// CertAuthority signs certificates for a test: client certificates, as a
-// cluster's client CA does, and serving certificates for loopback, as a
-// deploy's CA does for the hops between services.
-type CertAuthority struct {
-	key  *ecdsa.PrivateKey
-	cert *x509.Certificate
-}
+// CertAuthority signs certificates for a test (see package testpki).
+type CertAuthority = testpki.CA
 
 // NewCertAuthority makes a CA named name, valid for an hour.
-func NewCertAuthority(t testing.TB, name string) *CertAuthority {
-	t.Helper()
-	key := newKey(t)
-	tmpl := template(name)
-	tmpl.KeyUsage, tmpl.BasicConstraintsValid, tmpl.IsCA = x509.KeyUsageCertSign, true, true
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &CertAuthority{key: key, cert: cert}
-}
-
-// File writes the CA's certificate as PEM and returns its path.
-func (ca *CertAuthority) File(t testing.TB) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "ca.crt")
-	writeFile(t, path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw}))
-	return path
-}
-
-// Issue signs a client certificate for user in groups, and returns it and
-// its key as PEM, as a kubeconfig carries them.
-func (ca *CertAuthority) Issue(t testing.TB, user string, groups ...string) (certPEM, keyPEM []byte) {
-	t.Helper()
-	tmpl := template(user)
-	tmpl.Subject.Organization = groups
-	tmpl.KeyUsage, tmpl.ExtKeyUsage = x509.KeyUsageDigitalSignature, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-	return ca.sign(t, tmpl)
-}
-
-// Serving writes a serving certificate for 127.0.0.1 and localhost and its
-// key, and returns their paths.
-func (ca *CertAuthority) Serving(t testing.TB) (certFile, keyFile string) {
-	t.Helper()
-	tmpl := template("127.0.0.1")
-	tmpl.IPAddresses, tmpl.DNSNames = []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"localhost"}
-	tmpl.KeyUsage, tmpl.ExtKeyUsage = x509.KeyUsageDigitalSignature, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-	certPEM, keyPEM := ca.sign(t, tmpl)
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	writeFile(t, certFile, certPEM)
-	writeFile(t, keyFile, keyPEM)
-	return certFile, keyFile
-}
-
-// sign issues tmpl with a new key.
-func (ca *CertAuthority) sign(t testing.TB, tmpl *x509.Certificate) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key := newKey(t)
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-}
-
-// template is a certificate for name valid for the hour around now.
-func template(name string) *x509.Certificate {
-	return &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-	}
-}
-
-func newKey(t testing.TB) *ecdsa.PrivateKey {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
+func NewCertAuthority(t testing.TB, name string) *CertAuthority { return testpki.New(t, name) }
 
 func writeFile(t testing.TB, path string, data []byte) {
 	t.Helper()

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/polltest"
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
 // KubeVersion is the Kubernetes release hack/kube-binaries.sh builds, the
@@ -297,7 +298,7 @@ func etcdHealthy(endpoint string) bool {
 // tokens with (ES256) and its public half, and returns their paths.
 func serviceAccountKeys(t testing.TB, dir string) (keyFile, pubFile string) {
 	t.Helper()
-	key := newKey(t)
+	key := testpki.NewKey(t)
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
