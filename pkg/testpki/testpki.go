@@ -49,7 +49,7 @@ func New(t testing.TB, name string) *CA {
 func (ca *CA) File(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "ca.crt")
-	writeFile(t, path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw}))
+	writeFile(t, path, ca.PEM())
 	return path
 }
 
@@ -84,14 +84,36 @@ func (ca *CA) Issue(t testing.TB, user string, groups ...string) (certPEM, keyPE
 	return ca.sign(t, tmpl)
 }
 
-// Serving writes a serving certificate for 127.0.0.1 and localhost and its
-// key, and returns their paths.
-func (ca *CA) Serving(t testing.TB) (certFile, keyFile string) {
+// PEM is the CA's certificate as PEM, as a caBundle carries it.
+func (ca *CA) PEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw})
+}
+
+// ServingCert is a serving certificate for 127.0.0.1 and localhost, for a
+// test's TLS server.
+func (ca *CA) ServingCert(t testing.TB) tls.Certificate {
+	t.Helper()
+	certPEM, keyPEM := ca.servingPEM(t)
+	c, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (ca *CA) servingPEM(t testing.TB) (certPEM, keyPEM []byte) {
 	t.Helper()
 	tmpl := template("127.0.0.1")
 	tmpl.IPAddresses, tmpl.DNSNames = []net.IP{net.IPv4(127, 0, 0, 1)}, []string{"localhost"}
 	tmpl.KeyUsage, tmpl.ExtKeyUsage = x509.KeyUsageDigitalSignature, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
-	certPEM, keyPEM := ca.sign(t, tmpl)
+	return ca.sign(t, tmpl)
+}
+
+// Serving writes a serving certificate for 127.0.0.1 and localhost and its
+// key, and returns their paths.
+func (ca *CA) Serving(t testing.TB) (certFile, keyFile string) {
+	t.Helper()
+	certPEM, keyPEM := ca.servingPEM(t)
 	dir := t.TempDir()
 	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	writeFile(t, certFile, certPEM)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugintest"
 )
 
@@ -24,7 +25,7 @@ import (
 // signed by a CA of its own, which the configurations carry in caBundle.
 type server struct {
 	srv   *httptest.Server
-	ca    *testCA
+	ca    *testpki.CA
 	calls atomic.Int32
 	last  atomic.Pointer[admissionv1.AdmissionRequest]
 }
@@ -32,7 +33,7 @@ type server struct {
 // newServer answers each review with respond's response (its uid set).
 func newServer(t *testing.T, respond func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse) *server {
 	t.Helper()
-	s := &server{ca: newCA(t)}
+	s := &server{ca: testpki.New(t, "webhook test CA")}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var review admissionv1.AdmissionReview
 		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
@@ -50,13 +51,13 @@ func newServer(t *testing.T, respond func(*admissionv1.AdmissionRequest) *admiss
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(&review)
 	}))
-	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{s.ca.serving(t)}}
+	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{s.ca.ServingCert(t)}}
 	s.srv.StartTLS()
 	t.Cleanup(s.srv.Close)
 	return s
 }
 
-func (s *server) caBundle() []byte { return s.ca.pem }
+func (s *server) caBundle() []byte { return s.ca.PEM() }
 
 // clientConfig reaches s by URL, trusting its CA.
 func (s *server) clientConfig() admissionregistrationv1.WebhookClientConfig {
