@@ -146,7 +146,7 @@ func decodeContinue(s string) (continueToken, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &t)
 	}
-	if err != nil || t.APIVersion != "meta.k8s.io/v1" || t.Rev <= 0 {
+	if err != nil || t.APIVersion != "meta.k8s.io/v1" || t.Rev == 0 || t.Rev < -1 {
 		return t, apierrors.NewBadRequest("continue key is not valid")
 	}
 	return t, nil
@@ -160,7 +160,7 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 		if err != nil {
 			return nil, err
 		}
-		start, rev = prefix+t.Start, t.Rev
+		start, rev = prefix+t.Start, max(t.Rev, 0) // -1: at the latest revision
 	} else if opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact {
 		rev, _ = parseRV(opts.ResourceVersion)
 	}
@@ -200,7 +200,7 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 	switch {
 	case err != nil:
 		res.Release()
-		return nil, listError(err, opts.Continue != "", rev)
+		return nil, listError(err, opts.Continue != "", rev, start[len(prefix):])
 	case overBudget:
 		res.Release()
 		return nil, errListBudget()
@@ -212,12 +212,19 @@ func (s *Store) listEtcd(ctx context.Context, prefix string, opts ListOptions, m
 	return res, nil
 }
 
-// listError explains why etcd refused a read at a fixed revision.
-func listError(err error, continued bool, rev int64) error {
+// listError explains why etcd refused a read at a fixed revision. A
+// continued list whose revision was compacted away is kube's 410 carrying
+// a token that continues from the same key at the latest revision (rv
+// -1), so a client may finish the list, inconsistently, as kube lets it.
+func listError(err error, continued bool, rev int64, start string) error {
 	switch {
 	case err == rpctypes.ErrCompacted && continued:
-		return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
-			"You can start a new list without the continue parameter.")
+		gone := apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. " +
+			"You can start a new list without the continue parameter, or use the continue token in this response to retrieve " +
+			"the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that " +
+			"were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+		gone.ErrStatus.ListMeta.Continue = encodeContinue(-1, start)
+		return gone
 	case err == rpctypes.ErrCompacted:
 		return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", rev))
 	case err == rpctypes.ErrFutureRev:
