@@ -10,6 +10,7 @@
 #   KUBESPLIT_CONFORMANCE_DIR       reports, logs and summary.md (default .run/conformance)
 #   KUBESPLIT_CONFORMANCE_MINUTES   ginkgo's timeout per server, in minutes (default 60)
 #   KUBESPLIT_CONFORMANCE_FOCUS     a regular expression of tests run instead of the selection
+#   KUBESPLIT_CONFORMANCE_SKIP      a regular expression of tests left out
 #   KUBESPLIT_CONFORMANCE_PARALLEL  1: both servers at once
 #
 # The first run builds e2e.test (hack/kube-binaries.sh --e2e), several

@@ -28,6 +28,7 @@ import (
 //	KUBESPLIT_CONFORMANCE_TIMEOUT    ginkgo's timeout per server (default 60m)
 //	KUBESPLIT_CONFORMANCE_FOCUS      a regular expression of test names run
 //	                                 instead of the selection (to debug a few)
+//	KUBESPLIT_CONFORMANCE_SKIP       a regular expression of tests left out
 //	KUBESPLIT_CONFORMANCE_PARALLEL=1 both servers at once (half the time,
 //	                                 twice the load)
 //	KUBESPLIT_CONFORMANCE_SUMMARY_ONLY=1 no run: summary.md again from the
@@ -66,7 +67,8 @@ func TestConformance(t *testing.T) {
 			t.Fatalf("KUBESPLIT_CONFORMANCE_TIMEOUT: %v", err)
 		}
 	}
-	run := conformanceRun{dir: out, focus: focus, narrow: os.Getenv("KUBESPLIT_CONFORMANCE_FOCUS"), timeout: timeout}
+	run := conformanceRun{dir: out, focus: focus, narrow: os.Getenv("KUBESPLIT_CONFORMANCE_FOCUS"),
+		skip: os.Getenv("KUBESPLIT_CONFORMANCE_SKIP"), timeout: timeout}
 	parallel := os.Getenv("KUBESPLIT_CONFORMANCE_PARALLEL") == "1"
 	// The subtests run before the cleanups of this test, parallel or not.
 	t.Cleanup(func() { writeConformanceSummary(t, out) })
@@ -103,10 +105,14 @@ const (
 	conformanceKubesplit = "kubesplit"
 )
 
+// conformanceSeed is ginkgo's random seed, fixed: it decides the order
+// the tests run in.
+const conformanceSeed = "13"
+
 // conformanceRun is one e2e.test run's settings, the same for both servers.
 type conformanceRun struct {
-	dir, focus, narrow string
-	timeout            time.Duration
+	dir, focus, narrow, skip string
+	timeout                  time.Duration
 }
 
 // against starts the control plane and the fake nodes on the API server
@@ -140,6 +146,9 @@ func (r conformanceRun) against(t *testing.T, name, kubeconfig string, c kuberne
 		"--ginkgo.focus=" + r.focus,
 		"--ginkgo.timeout=" + r.timeout.String(),
 		"--ginkgo.junit-report=" + report,
+		// The same order on both servers, so that a run cut short by the
+		// timeout has run the same tests on each.
+		"--ginkgo.seed=" + conformanceSeed,
 		"--ginkgo.no-color",
 		"--ginkgo.v",
 		// No kube-system pods to wait for, and the nodes are Ready already.
@@ -152,6 +161,9 @@ func (r conformanceRun) against(t *testing.T, name, kubeconfig string, c kuberne
 		// Two focus flags would match either test, so it replaces the
 		// selection's.
 		args[3] = "--ginkgo.focus=" + r.narrow
+	}
+	if r.skip != "" {
+		args = append(args, "--ginkgo.skip="+r.skip)
 	}
 	start := time.Now()
 	err := framework.RunKubeE2E(t, filepath.Join(r.dir, name+".log"), r.timeout+5*time.Minute, args...)
