@@ -9,7 +9,7 @@ RUN_DIR  := .run
 PKGS     := work
 TEST_TIMEOUT ?= 35m
 
-.PHONY: all build kube-binaries run test test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
+.PHONY: all build kube-binaries run test conformance test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
 
 all: build
 
@@ -37,6 +37,10 @@ kube-binaries:
 ## test: unit, integration and end-to-end tests of every module
 test: build kube-binaries
 	KUBESPLIT_BIN=$(CURDIR)/$(BIN) KUBESPLIT_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+## conformance: Kubernetes' own [Conformance] tests (kube's e2e.test) against kubesplit and against kube-apiserver v1.37.2, each test's result on both in .run/conformance/summary.md (hack/conformance.sh, test/conformance/selection.txt; long, not part of make test)
+conformance: build
+	@BIN=$(BIN) hack/conformance.sh
 
 ## lint: formatting, vet, and go.work in sync with the modules
 lint: check-work

@@ -9,7 +9,17 @@
 # this script and the Go version) differs, and written atomically. Concurrent
 # runs take turns on a lock in the cache dir. Progress goes to stderr; the
 # last line on stdout is the bin directory (KUBESPLIT_KUBE_BIN for tests).
+# With --e2e (or KUBESPLIT_KUBE_E2E=1) it also builds kube's e2e test binary,
+# e2e.test (go test -c k8s.io/kubernetes/test/e2e), for hack/conformance.sh;
+# that adds several minutes to a cold build, so `make test` leaves it out.
 set -euo pipefail
+e2e=${KUBESPLIT_KUBE_E2E:-0}
+for arg in "$@"; do
+  case $arg in
+  --e2e) e2e=1 ;;
+  *) echo "usage: $0 [--e2e]" >&2; exit 2 ;;
+  esac
+done
 root=$(cd "$(dirname "$0")/.." && pwd)
 script="$root/hack/kube-binaries.sh"
 mod="$root/hack/kube"
@@ -43,34 +53,60 @@ stamp=$(
   } | sha256sum | cut -d' ' -f1
 )
 
+# current NAME: whether $bin/NAME exists and was built from these inputs.
+current() {
+  [ -x "$bin/$1" ] && [ "$(cat "$bin/.$1.stamp" 2>/dev/null)" = "$stamp" ]
+}
+
+# install NAME...: moves each built binary and its stamp from $tmp into $bin.
+install() {
+  for name in "$@"; do
+    echo "$stamp" >"$tmp/.$name.stamp"
+    mv -f "$tmp/$name" "$bin/$name"
+    mv -f "$tmp/.$name.stamp" "$bin/.$name.stamp"
+  done
+}
+
 names=() pkgs=()
 for t in "${targets[@]}"; do
   name=${t%%=*}
-  if [ -x "$bin/$name" ] && [ "$(cat "$bin/.$name.stamp" 2>/dev/null)" = "$stamp" ]; then
-    continue
-  fi
+  current "$name" && continue
   names+=("$name")
   pkgs+=("${t#*=}")
 done
+build_e2e=0
+if [ "$e2e" = 1 ] && ! current e2e.test; then
+  build_e2e=1
+fi
 
-if [ ${#names[@]} -gt 0 ]; then
+if [ ${#names[@]} -gt 0 ] || [ $build_e2e = 1 ]; then
   tmp=$(mktemp -d "$cache/.build.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
-  echo "kube-binaries: building ${names[*]} (kube $KUBE_VERSION) into $bin" >&2
   # The version the binaries report (kube's own build sets these the same way).
   ldflags=""
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $p.gitVersion=$KUBE_VERSION -X $p.gitMajor=1 -X $p.gitMinor=37 -X $p.gitTreeState=clean"
   done
   start=$(date +%s)
+fi
+
+if [ ${#names[@]} -gt 0 ]; then
+  echo "kube-binaries: building ${names[*]} (kube $KUBE_VERSION) into $bin" >&2
   # One go build for all of them: they share most packages, and the link
   # steps run in parallel. GOWORK=off: hack/kube is not in go.work.
   (cd "$mod" && CGO_ENABLED=0 GOWORK=off "$GO" build -trimpath -ldflags "-s -w$ldflags" -o "$tmp/" "${pkgs[@]}") >&2
-  for name in "${names[@]}"; do
-    echo "$stamp" >"$tmp/.$name.stamp"
-    mv -f "$tmp/$name" "$bin/$name"
-    mv -f "$tmp/.$name.stamp" "$bin/.$name.stamp"
-  done
+  install "${names[@]}"
+fi
+
+if [ $build_e2e = 1 ]; then
+  echo "kube-binaries: building e2e.test (kube $KUBE_VERSION) into $bin" >&2
+  # The suite is the test of package test/e2e, so go test -c builds it;
+  # hack/kube/e2e.go keeps the modules it needs in go.mod.
+  (cd "$mod" && CGO_ENABLED=0 GOWORK=off "$GO" test -c -trimpath -ldflags "-s -w$ldflags" -o "$tmp/e2e.test" k8s.io/kubernetes/test/e2e) >&2
+  install e2e.test
+fi
+
+if [ ${#names[@]} -gt 0 ] || [ $build_e2e = 1 ]; then
   echo "kube-binaries: built in $(($(date +%s) - start))s" >&2
 fi
 echo "$bin"
