@@ -150,17 +150,28 @@ func parseObject(info *resource.Info, data []byte) (*unstructured.Unstructured, 
 	if err := checkDepth(data); err != nil {
 		return nil, nil, nil, err
 	}
+	typed, ok := resource.Typed(info.GroupVersionKind())
 	m := map[string]any{}
-	if err := utiljson.Unmarshal(data, &m); err != nil {
-		return nil, nil, nil, apierrors.NewBadRequest("the body is not a JSON object: " + err.Error())
+	var dups []error
+	if ok {
+		if err := utiljson.Unmarshal(data, &m); err != nil {
+			return nil, nil, nil, apierrors.NewBadRequest("the body is not a JSON object: " + err.Error())
+		}
+	} else {
+		// A kind without a Go type (a custom resource) has its duplicate
+		// fields found here, as kube's strict decoding of one does; a
+		// typed kind's are found below, with its unknown fields.
+		var err error
+		if dups, err = kjson.UnmarshalStrict(data, &m); err != nil {
+			return nil, nil, nil, apierrors.NewBadRequest("the body is not a JSON object: " + err.Error())
+		}
 	}
 	obj := &unstructured.Unstructured{Object: m}
 	if err := checkKind(info, obj); err != nil {
 		return nil, nil, nil, err
 	}
-	typed, ok := resource.Typed(info.GroupVersionKind())
 	if !ok {
-		return obj, nil, nil, nil
+		return obj, nil, dups, nil
 	}
 	// The body as sent, not m: a duplicate field survives only there.
 	strictErrs, err := kjson.UnmarshalStrict(data, typed)
