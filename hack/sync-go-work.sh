@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 # hack/kube is left out on purpose: it only builds the upstream Kubernetes
 # binaries (hack/kube-binaries.sh, always with GOWORK=off), and its replace
 # directives pin every k8s.io staging module to kube's release, which in a
-# workspace would be forced on every module.
+# workspace would be forced on every module. In go.work, `make lint` and
+# `make test` (which vet and test every workspace module) would also compile
+# kube's e2e suite it imports (hack/kube/e2e.go), about ten minutes a run.
 mods=$(git ls-files --cached --others --exclude-standard '*go.mod' | grep -v testdata | grep -vx 'hack/kube/go.mod' | xargs -n1 dirname | sort)
 want=$(mktemp)
 trap 'rm -f "$want"' EXIT

@@ -284,6 +284,11 @@ func (c *cache) any(prefix string) bool {
 	if len(c.dirs[prefix]) > 0 {
 		return true
 	}
+	if prefix == dir(prefix) && prefix != c.prefix {
+		// A namespace's directory holds all its objects: an empty one
+		// holds none, and nothing else needs looking at.
+		return false
+	}
 	for key := range c.objects {
 		if strings.HasPrefix(key, prefix) {
 			return true

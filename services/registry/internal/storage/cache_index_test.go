@@ -48,8 +48,11 @@ func TestListReadsOnlyItsNamespace(t *testing.T) {
 		t.Errorf("all namespaces: looked at %d, got %d", looked, len(got))
 	}
 	looked = 0
-	if got, _ := c.list(testPrefix+"empty/", count); looked != 0 || len(got) != 0 {
+	if got, _ := c.list(testPrefix+"empty/", count); looked != 0 || len(got) != 0 || c.any(testPrefix+"empty/") {
 		t.Errorf("empty namespace: looked at %d, got %d", looked, len(got))
+	}
+	if !c.any(testPrefix) || !c.any(testPrefix+"a/cm-0") || c.any(testPrefix+"a/nope") {
+		t.Error("any across namespaces, or by a key prefix, is wrong")
 	}
 	c.dirs.remove(testPrefix + "b/cm-00000")
 	delete(c.objects, testPrefix+"b/cm-00000")
