@@ -38,6 +38,7 @@ func main() {
 	fs.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "default admission plugins to disable")
 	registry.AddKubeFlags(fs, &cfg.Registry)
 	aggregator.AddEndpointFlags(fs, &cfg.Aggregator)
+	aggregator.AddConcurrencyFlags(fs, &cfg.Aggregator)
 	cfg.DefaultTolerations = &admission.TolerationSeconds{}
 	cfg.DefaultTolerations.AddFlags(fs)
 	serve.Main("kubesplit", fs, &common, func(ctx context.Context) (serve.Service, error) {

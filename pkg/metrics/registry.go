@@ -17,6 +17,6 @@ func NewRegistry() *prometheus.Registry {
 }
 
 // Handler serves r in Prometheus's text format.
-func Handler(r *prometheus.Registry) http.Handler {
+func Handler(r prometheus.Gatherer) http.Handler {
 	return promhttp.HandlerFor(r, promhttp.HandlerOpts{})
 }

@@ -23,7 +23,7 @@ func Serves(path string) bool {
 
 // Handler serves reg at /metrics and the profiles under /debug/pprof/,
 // unguarded: put it behind the caller's authorization.
-func Handler(reg *prometheus.Registry) http.Handler {
+func Handler(reg prometheus.Gatherer) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(MetricsPath, metrics.Handler(reg))
 	mux.Handle(strings.TrimSuffix(ProfilePath, "/"), http.RedirectHandler(ProfilePath, http.StatusMovedPermanently))

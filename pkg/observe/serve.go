@@ -13,7 +13,7 @@ import (
 // each request first passing guard, and hands every other request to the
 // next handler. A nil guard is for a chain that has authorized the
 // request already (the aggregator's).
-func Endpoints(reg *prometheus.Registry, guard func(http.Handler) http.Handler) func(http.Handler) http.Handler {
+func Endpoints(reg prometheus.Gatherer, guard func(http.Handler) http.Handler) func(http.Handler) http.Handler {
 	own := Handler(reg)
 	if guard != nil {
 		own = guard(own)

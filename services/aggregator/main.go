@@ -44,9 +44,7 @@ func main() {
 	fs.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous, to be authorized like anyone")
 	fs.StringSliceVar(&cfg.AuthorizationMode, "authorization-mode", []string{aggregator.ModeWebhook},
 		"authorizers asked in order after system:masters: AlwaysAllow, AlwaysDeny, Webhook (needs --authz-url)")
-	fs.IntVar(&cfg.MaxRequestsInflight, "max-requests-inflight", filters.DefaultMaxRequestsInFlight, "non-mutating requests served at once (0 no limit)")
-	fs.IntVar(&cfg.MaxMutatingRequestsInflight, "max-mutating-requests-inflight", filters.DefaultMaxMutatingRequestsInFlight,
-		"mutating requests served at once (0 no limit)")
+	aggregator.AddConcurrencyFlags(fs, &cfg)
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", filters.DefaultRequestTimeout, "time limit of a non-long-running request")
 	fs.DurationVar(&cfg.AuthenticationCacheTTL, "authentication-token-webhook-cache-ttl", aggregator.DefaultAuthenticationCacheTTL,
 		"how long the authn service's answers are cached")

@@ -42,8 +42,8 @@ type Config struct {
 	// flags (registry.AddKubeFlags: Service ranges, kubelet connections,
 	// controllers, the root CA); the rest of it is the fused server's.
 	Registry registry.Config
-	// Aggregator holds the aggregator's endpoint-lease options
-	// (aggregator.AddEndpointFlags); the rest of it is the fused server's.
+	// Aggregator holds the aggregator's endpoint-lease and concurrency
+	// options (aggregator.AddEndpointFlags, AddConcurrencyFlags); the rest of it is the fused server's.
 	Aggregator aggregator.Config
 	// DefaultTolerations are kube's --default-not-ready-toleration-seconds
 	// and --default-unreachable-toleration-seconds; nil means 300 each.

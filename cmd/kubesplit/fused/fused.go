@@ -91,6 +91,8 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 		Authenticator:     pkgauthn.Union(loopback, &st.authn), Authorizer: &st.authz, Log: cfg.Log,
 		AdvertiseAddress: cfg.Aggregator.AdvertiseAddress, EndpointReconcilerType: cfg.Aggregator.EndpointReconcilerType,
 		EndpointLeaseDuration: cfg.Aggregator.EndpointLeaseDuration,
+		MaxRequestsInflight:   cfg.Aggregator.MaxRequestsInflight, MaxMutatingRequestsInflight: cfg.Aggregator.MaxMutatingRequestsInflight,
+		EnablePriorityAndFairness: cfg.Aggregator.EnablePriorityAndFairness,
 	})
 	if err != nil {
 		authnLn.Close()

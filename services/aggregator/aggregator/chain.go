@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
@@ -23,14 +24,15 @@ type stages struct {
 	api           http.Handler                    // routing to the upstreams
 	audit         audit.Filters
 	metrics       *measurements
+	// flowControl is API Priority and Fairness; nil when it is off, and
+	// the max-inflight limits apply instead.
+	flowControl utilflowcontrol.Interface
 }
 
 // buildChain is the aggregator's handler chain, listed in the order a
 // request runs through it (DESIGN.md, "One request").
 func buildChain(cfg Config, s stages) (http.Handler, error) {
-	limiter, err := filters.NewInFlightLimiter(filters.MaxInFlightConfig{
-		MaxRequests: cfg.MaxRequestsInflight, MaxMutating: cfg.MaxMutatingRequestsInflight,
-	})
+	limiter, fairness, err := concurrencyLimits(cfg, s.flowControl)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +68,29 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		s.audit.AfterAuthentication,
 		withImpersonation(s.authorizer),
 		s.audit.AfterImpersonation,
+		fairness,
 		withTraceAttributes,
 		authorize,
 	)(s.api), nil
+}
+
+// concurrencyLimits are the chain's two ways to bound the requests served
+// at once, one of them on: kube's max-inflight limits, counted before
+// authentication, or API Priority and Fairness, which needs the user and
+// so runs after impersonation (where kube runs it). The other is a pass.
+func concurrencyLimits(cfg Config, fc utilflowcontrol.Interface) (*filters.InFlightLimiter, func(http.Handler) http.Handler, error) {
+	if fc != nil {
+		wait := cfg.RequestTimeout
+		if wait == 0 {
+			wait = filters.DefaultRequestTimeout
+		}
+		return nil, filters.WithPriorityAndFairness(filters.FairnessConfig{Controller: fc, QueueWait: wait / 4}), nil
+	}
+	limiter, err := filters.NewInFlightLimiter(filters.MaxInFlightConfig{
+		MaxRequests: cfg.MaxRequestsInflight, MaxMutating: cfg.MaxMutatingRequestsInflight,
+	})
+	pass := func(next http.Handler) http.Handler { return next }
+	return limiter, pass, err
 }
 
 // withTraceAttributes names the request's span by its route and adds the

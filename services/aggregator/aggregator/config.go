@@ -132,6 +132,11 @@ type Config struct {
 	// requests served at once (--max-requests-inflight,
 	// --max-mutating-requests-inflight); zero means no bound.
 	MaxRequestsInflight, MaxMutatingRequestsInflight int
+	// EnablePriorityAndFairness replaces those two bounds by kube's API
+	// Priority and Fairness (--enable-priority-and-fairness, true in the
+	// binary as in kube): their sum is the seats it shares out among the
+	// cluster's priority levels, with fair queuing between flows.
+	EnablePriorityAndFairness bool
 	// RequestTimeout bounds a non-long-running request (--request-timeout);
 	// zero means the filters' default, 60s.
 	RequestTimeout time.Duration
@@ -210,6 +215,8 @@ func (cfg Config) validate() error {
 		return fmt.Errorf("%w: a proxy client certificate needs the requestheader client CA that signed it", ErrInvalidConfig)
 	case cfg.CertDir == "" && (cfg.TLSCertFile == "" || cfg.IdentityKeyFile == "" || cfg.ProxyClientCertFile == ""):
 		return fmt.Errorf("%w: a cert dir is needed to generate what is not given", ErrInvalidConfig)
+	case cfg.EnablePriorityAndFairness && cfg.MaxRequestsInflight+cfg.MaxMutatingRequestsInflight <= 0:
+		return fmt.Errorf("%w: with priority and fairness, the max-inflight limits must sum to a positive number of seats", ErrInvalidConfig)
 	case cfg.RequestTimeout < 0 || cfg.AuthenticationCacheTTL < 0 || cfg.AuthorizationCacheTTL < 0:
 		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/component-base/metrics/legacyregistry"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
@@ -40,6 +41,13 @@ func newMeasurements() *measurements {
 	}
 	reg.MustRegister(m.authentication, m.authorization)
 	return m
+}
+
+// gatherer is what /metrics serves: the aggregator's own metrics and kube's
+// apiserver_flowcontrol_* ones, which kube's API Priority and Fairness
+// registers in kube's global registry.
+func (m *measurements) gatherer() prometheus.Gatherer {
+	return prometheus.Gatherers{m.registry, metrics.Prefixed(legacyregistry.DefaultGatherer, "apiserver_flowcontrol_")}
 }
 
 // countRequests registers kube's request metrics, which name a request's

@@ -115,13 +115,17 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
-	api = observe.Endpoints(measured.registry, nil)(api)
+	api = observe.Endpoints(measured.gatherer(), nil)(api)
 	served := discovery.NewServed(routes, 0)
 	served.Fill()
 	measured.countRequests(served)
 	published := &publication{}
 	restCfg := registryRESTConfig(ups[registryUpstream], signer)
 	ctrl, err := startAPIServices(ctx, cfg, fp, restCfg, routes, published)
+	if err != nil {
+		return nil, err
+	}
+	flowControl, err := startFlowControl(ctx, cfg, restCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +158,7 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	}
 	return buildChain(cfg, stages{
 		authenticator: authenticator, authorizer: authorizer, probes: probes, api: api, audit: auditing,
-		metrics: measured,
+		metrics: measured, flowControl: flowControl,
 	})
 }
 
