@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // ShutdownTimeout bounds how long Close waits for requests in flight.
@@ -47,7 +45,7 @@ func Start(ctx context.Context, e Endpoint, h http.Handler, log *slog.Logger) (*
 		// other long-running requests; the aggregator's request deadline
 		// bounds the others.
 		http: &http.Server{
-			Handler:           tracing.Handler(h),
+			Handler:           h,
 			ReadHeaderTimeout: limits.ReadHeaderTimeout,
 			IdleTimeout:       limits.IdleTimeout,
 			MaxHeaderBytes:    maxHeaderBytes,

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/pkg/stagecaller"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // Server is a running admission service.
@@ -83,7 +84,8 @@ func routes(l *Local, verifier *identity.Verifier, outside stagecaller.Middlewar
 	mux.Handle(pkgadmission.RulesPath, asserted(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pkgadmission.NewRulesHandler(l.Rules()).ServeHTTP(w, r)
 	})))
-	return recovery.Middleware(nil)(health.Probes(nil, []health.Check{{Name: "informers-synced", Func: l.ready}})(apierror.ServeMux(mux)))
+	// The server span first, so that a panic's answer is in it too.
+	return tracing.Handler(recovery.Middleware(nil)(health.Probes(nil, []health.Check{{Name: "informers-synced", Func: l.ready}})(apierror.ServeMux(mux))))
 }
 
 // Local is the plugins the server serves.

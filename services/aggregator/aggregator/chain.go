@@ -55,6 +55,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		return nil, err
 	}
 	return filters.Chain(
+		tracing.Handler, // the server span: every later step is inside it
 		recovery.Middleware(cfg.Log),
 		filters.WithRequestID(),
 		filters.WithMaxInFlight(limiter),

@@ -11,6 +11,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/stagecaller"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/authn/internal/oidc"
 	"github.com/kubesplit/kubesplit/services/authn/internal/serviceaccount"
 )
@@ -49,5 +50,6 @@ func newRouter(h handlers) http.Handler {
 	asserted := identity.Require(h.verifier)
 	open.Handle("/", asserted(apierror.ServeMux(api)))
 	open.Handle("POST "+pkgauthn.TokenReviewPath, stagecaller.Accept(asserted, h.outside)(h.tokenReview))
-	return recovery.Middleware(nil)(health.Probes(nil, h.ready)(open))
+	// The server span first, so that a panic's answer is in it too.
+	return tracing.Handler(recovery.Middleware(nil)(health.Probes(nil, h.ready)(open)))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/revision"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/pkg/stagecaller"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // Server is a running authz service.
@@ -91,7 +92,8 @@ func routes(e engines, v *identity.Verifier, outside stagecaller.Middleware, rev
 	mux.Handle("POST "+LocalSubjectAccessReviewPattern, asserted(newLocalSubjectAccessReviewHandler(e.authorizer)))
 	handleDiscovery(mux, asserted)
 	mux.Handle("GET "+revision.Path, asserted(revisions))
-	return recovery.Middleware(nil)(health.Probes(nil, e.checks)(apierror.ServeMux(mux)))
+	// The server span first, so that a panic's answer is in it too.
+	return tracing.Handler(recovery.Middleware(nil)(health.Probes(nil, e.checks)(apierror.ServeMux(mux))))
 }
 
 // Authorizer is the stage in process: the chain of engines the

@@ -18,6 +18,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
 // KubernetesVersion is the Kubernetes release whose API the registry
@@ -33,7 +34,8 @@ const KubernetesVersion = "v1.37.2"
 // custom resources served as the CRDs in the store say.
 func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	r := chi.NewRouter()
-	r.Use(recovery.Middleware(nil))
+	// The server span first, so that a panic's answer is in it too.
+	r.Use(tracing.Handler, recovery.Middleware(nil))
 	// chi's own refusals carry no body; clients expect a Status.
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) { apierror.Write(w, apierror.NotFoundPath(req.Method)) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
