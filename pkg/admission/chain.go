@@ -99,7 +99,7 @@ func jsonAttributes(a *Attributes) (*Attributes, error) {
 // its attributes cannot change what the next one sees.
 func admitOne(ctx context.Context, a Admitter, cur *Attributes) (*Result, error) {
 	attrs := *cur
-	return admit(ctx, a, &attrs)
+	return Ask(ctx, PhaseOf(a), a, &attrs)
 }
 
 // merge adds res's warnings and annotations to sum and reports whether the

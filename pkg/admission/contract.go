@@ -5,11 +5,12 @@ import (
 	"fmt"
 )
 
-// admit asks a and holds its answer to the Admitter contract, so that the
-// chain and the handler enforce the same rules: a result or an error, a
+// Ask asks a, an admitter of phase p, about attrs and holds its answer to
+// the Admitter contract, so that every caller (the chain, the webhook
+// handler, the registry) enforces the same rules: a result or an error, a
 // patch only from a mutating admitter, and only a well-formed one. A patch
 // on a denial is dropped, as kube drops it: nothing is stored anyway.
-func admit(ctx context.Context, a Admitter, attrs *Attributes) (*Result, error) {
+func Ask(ctx context.Context, p Phase, a Admitter, attrs *Attributes) (*Result, error) {
 	res, err := a.Admit(ctx, attrs)
 	if err != nil {
 		return nil, err
@@ -20,7 +21,7 @@ func admit(ctx context.Context, a Admitter, attrs *Attributes) (*Result, error) 
 	if len(res.Patch) == 0 {
 		return res, nil
 	}
-	if PhaseOf(a) != PhaseMutating {
+	if p != PhaseMutating {
 		return nil, ErrValidatingPatch
 	}
 	out := *res
@@ -28,11 +29,11 @@ func admit(ctx context.Context, a Admitter, attrs *Attributes) (*Result, error) 
 		out.Patch = nil
 		return &out, nil
 	}
-	p, err := decodePatch(out.Patch)
+	patch, err := decodePatch(out.Patch)
 	if err != nil {
 		return nil, err
 	}
-	if len(p) == 0 {
+	if len(patch) == 0 {
 		out.Patch = nil
 	}
 	return &out, nil

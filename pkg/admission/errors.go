@@ -24,7 +24,8 @@ var (
 	// result and no error, or a patch that is not an RFC 6902 JSON patch.
 	ErrInvalidResult = errors.New("admission: invalid admission result")
 	// ErrValidatingPatch means a validating admitter returned a patch; only
-	// admitters marked Mutating may change the object.
+	// one asked in the mutating phase (see Mutating and Ask) may change the
+	// object.
 	ErrValidatingPatch = errors.New("admission: validating admitter returned a patch")
 	// ErrPatchFailed means a mutating admitter's patch does not apply to the
 	// object (a failed test op, a missing path, or no object to patch, as

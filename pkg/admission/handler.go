@@ -58,7 +58,7 @@ func (h *reviewHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := review.Request
-	res, err := admit(r.Context(), h.admitter, attributesOf(req))
+	res, err := Ask(r.Context(), PhaseOf(h.admitter), h.admitter, attributesOf(req))
 	if err != nil {
 		apierror.Write(w, apierrors.NewInternalError(err))
 		return

@@ -20,19 +20,6 @@ type NamespaceStates interface {
 	Holds(ctx context.Context, namespace string, gr metav1.GroupResource) (holds, known bool)
 }
 
-type namespaceStatesKey struct{}
-
-// WithNamespaceStates returns ctx carrying s, which Filter consults for
-// the rules' Namespace conditions of the requests admitted under ctx.
-func WithNamespaceStates(ctx context.Context, s NamespaceStates) context.Context {
-	return context.WithValue(ctx, namespaceStatesKey{}, s)
-}
-
-func namespaceStatesFrom(ctx context.Context) NamespaceStates {
-	s, _ := ctx.Value(namespaceStatesKey{}).(NamespaceStates)
-	return s
-}
-
 // mayBeIn reports whether namespace ns may be in the state c describes:
 // false only when states tell for certain that it is not, so that an
 // unknown state always asks.

@@ -60,14 +60,17 @@ func (r Rules) For(p Phase) []Rule {
 // webhook about a request made through another version or resource.
 //
 // Rules' Namespace conditions are not checked here: a rule that has one
-// matches whatever the namespace's state (see Filter, which checks them).
+// matches whatever the namespace's state (see MatchesIn, which checks them).
 func Matches(rules []Rule, a *Attributes) bool {
 	return slices.ContainsFunc(rules, func(r Rule) bool { return matchesRequest(r, a) })
 }
 
-// matchesIn is Matches, with each rule's Namespace condition checked
-// against states (nil: not checked).
-func matchesIn(ctx context.Context, states NamespaceStates, rules []Rule, a *Attributes) bool {
+// MatchesIn is Matches with each rule's Namespace condition checked against
+// states (nil: not checked), as far as they can tell: a caller that owns
+// the namespaces' state (the registry) asks about fewer requests, never
+// about too few. a's objects and options need not be filled in, so that a
+// caller can decide before encoding them.
+func MatchesIn(ctx context.Context, states NamespaceStates, rules []Rule, a *Attributes) bool {
 	return slices.ContainsFunc(rules, func(r Rule) bool {
 		return matchesRequest(r, a) && r.Namespace.mayBeIn(ctx, states, a.Namespace)
 	})

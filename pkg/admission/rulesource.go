@@ -42,7 +42,7 @@ type RuleSourceConfig struct {
 // MaxAge are fetched again in the background while writes go on using
 // them, so that under steady writes none waits for a fetch, and none uses
 // rules older than MaxAge. Until a fetch succeeds, and from a failed fetch
-// to the next one, the rules are unknown and Filter asks about every
+// to the next one, the rules are unknown and the caller asks about every
 // request.
 type RuleSource struct {
 	cfg    RuleSourceConfig
@@ -81,22 +81,15 @@ func NewRuleSource(cfg RuleSourceConfig) (*RuleSource, error) {
 	return &RuleSource{cfg: cfg, client: &client}, nil
 }
 
-// Mutating is the mutating phase's rules, a RulesFunc for Filter.
-func (s *RuleSource) Mutating(ctx context.Context) ([]Rule, bool) {
-	return s.phase(ctx, PhaseMutating)
-}
-
-// Validating is the validating phase's rules, a RulesFunc for Filter.
-func (s *RuleSource) Validating(ctx context.Context) ([]Rule, bool) {
-	return s.phase(ctx, PhaseValidating)
-}
-
-func (s *RuleSource) phase(ctx context.Context, p Phase) ([]Rule, bool) {
+// Rules are the published Rules and true, or false while they are not
+// known (not fetched yet, or the last fetch failed), when a caller must
+// ask about every request.
+func (s *RuleSource) Rules(ctx context.Context) (Rules, bool) {
 	r := s.current(ctx)
 	if r == nil {
-		return nil, false
+		return Rules{}, false
 	}
-	return r.For(p), true
+	return *r, true
 }
 
 // current is the Rules, fetched first when they are older than MaxAge,

@@ -62,10 +62,9 @@ func TestRuleSourceCaches(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Go(func() {
-			m, ok := src.Mutating(context.Background())
-			v, ok2 := src.Validating(context.Background())
-			if !ok || !ok2 || len(m) != 1 || len(v) != 1 || len(v[0].Operations) != 2 {
-				t.Errorf("rules %v %v, %v %v", m, ok, v, ok2)
+			r, ok := src.Rules(context.Background())
+			if !ok || len(r.Mutating) != 1 || len(r.Validating) != 1 || len(r.Validating[0].Operations) != 2 {
+				t.Errorf("rules %v, %v", r, ok)
 			}
 		})
 	}
@@ -80,13 +79,13 @@ func TestRuleSourceCaches(t *testing.T) {
 func TestRuleSourceRefreshes(t *testing.T) {
 	s := newRulesServer(t, NewRulesHandler(podRules))
 	src := s.source(t, 20*time.Millisecond)
-	if m, ok := src.Mutating(context.Background()); !ok || len(m) != 1 {
-		t.Fatalf("first rules %v, %v", m, ok)
+	if r, ok := src.Rules(context.Background()); !ok || len(r.Mutating) != 1 {
+		t.Fatalf("first rules %v, %v", r, ok)
 	}
 	s.serve(NewRulesHandler(Rules{}))
 	pollUntil(t, func() bool {
-		m, ok := src.Mutating(context.Background())
-		return ok && len(m) == 0
+		r, ok := src.Rules(context.Background())
+		return ok && len(r.Mutating) == 0
 	})
 }
 
@@ -96,8 +95,8 @@ func TestRuleSourceRefreshes(t *testing.T) {
 func TestRuleSourceRefreshesAhead(t *testing.T) {
 	s := newRulesServer(t, NewRulesHandler(podRules))
 	src := s.source(t, time.Hour)
-	if m, ok := src.Mutating(context.Background()); !ok || len(m) != 1 {
-		t.Fatalf("first rules %v, %v", m, ok)
+	if r, ok := src.Rules(context.Background()); !ok || len(r.Mutating) != 1 {
+		t.Fatalf("first rules %v, %v", r, ok)
 	}
 	release := make(chan struct{})
 	unblock := sync.OnceFunc(func() { close(release) })
@@ -112,8 +111,8 @@ func TestRuleSourceRefreshesAhead(t *testing.T) {
 
 	got := make(chan []Rule, 1)
 	go func() {
-		m, _ := src.Mutating(context.Background())
-		got <- m
+		r, _ := src.Rules(context.Background())
+		got <- r.Mutating
 	}()
 	select {
 	case m := <-got:
@@ -125,8 +124,8 @@ func TestRuleSourceRefreshesAhead(t *testing.T) {
 	}
 	unblock()
 	pollUntil(t, func() bool {
-		m, ok := src.Mutating(context.Background())
-		return ok && len(m) == 0
+		r, ok := src.Rules(context.Background())
+		return ok && len(r.Mutating) == 0
 	})
 	if n := s.gets.Load(); n != 2 {
 		t.Errorf("%d fetches, want 2", n)
@@ -157,11 +156,11 @@ func TestRuleSourceFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newRulesServer(t, tc.h)
 			src := s.source(t, 20*time.Millisecond)
-			if r, ok := src.Validating(context.Background()); ok {
+			if r, ok := src.Rules(context.Background()); ok {
 				t.Fatalf("rules %v from a bad answer", r)
 			}
 			s.serve(NewRulesHandler(Rules{}))
-			pollUntil(t, func() bool { _, ok := src.Validating(context.Background()); return ok })
+			pollUntil(t, func() bool { _, ok := src.Rules(context.Background()); return ok })
 		})
 	}
 }
@@ -169,7 +168,7 @@ func TestRuleSourceFailures(t *testing.T) {
 func TestRuleSourceUnreachable(t *testing.T) {
 	s := newRulesServer(t, NewRulesHandler(podRules))
 	s.srv.Close()
-	if r, ok := s.source(t, time.Hour).Mutating(context.Background()); ok {
+	if r, ok := s.source(t, time.Hour).Rules(context.Background()); ok {
 		t.Errorf("rules %v from a closed server", r)
 	}
 }
@@ -179,7 +178,7 @@ func TestRuleSourceIgnoresCallerCancel(t *testing.T) {
 	s := newRulesServer(t, NewRulesHandler(podRules))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, ok := s.source(t, time.Hour).Mutating(ctx); !ok {
+	if _, ok := s.source(t, time.Hour).Rules(ctx); !ok {
 		t.Error("rules unknown after a cancelled caller's fetch")
 	}
 }

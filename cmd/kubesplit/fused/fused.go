@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
@@ -71,7 +70,7 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 	rc := cfg.Registry
 	rc.Endpoint = serve.Endpoint{BindAddress: "127.0.0.1:0"}
 	rc.EtcdServers, rc.DataDir, rc.IdentityKeys = cfg.EtcdServers, cfg.DataDir, keys
-	rc.Admission = registry.Admission{Mutating: pkgadmission.Mutating(&st.mutating), Validating: &st.validate}
+	rc.Admission = registry.Admission{Mutating: &st.mutating, Validating: &st.validate}
 	reg, err := registry.Start(ctx, rc)
 	if err != nil {
 		return fmt.Errorf("registry: %w", err)

@@ -20,9 +20,7 @@ func rulesOf(t *testing.T, url string, client *http.Client) (pkgadmission.Rules,
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, ok := src.Mutating(context.Background())
-	v, _ := src.Validating(context.Background())
-	return pkgadmission.Rules{Mutating: m, Validating: v}, ok
+	return src.Rules(context.Background())
 }
 
 func configMapCreate(namespace string) *pkgadmission.Attributes {

@@ -13,20 +13,12 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
+	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
 )
 
-// Admission are the two admission stages of every write (create, update,
-// patch, apply, delete, each item of a deletecollection, status and scale
-// writes), run as kube-apiserver runs its mutating then validating
-// webhooks. A nil stage is skipped.
-type Admission struct {
-	// Mutating is asked first and may patch the object (mark a local
-	// admitter with admission.Mutating); the registry then defaults and
-	// validates the patched object itself.
-	Mutating admission.Admitter
-	// Validating is asked last, about the object that will be stored.
-	Validating admission.Admitter
-}
+// Admission is the admission stage every write passes: the mutating and
+// validating admitters, and the rules that say which writes each wants.
+type Admission = handler.Admission
 
 // RemoteAdmissionConfig says how to reach the admission service.
 type RemoteAdmissionConfig struct {
@@ -49,14 +41,12 @@ type RemoteAdmissionConfig struct {
 	Stages *metrics.Stages
 }
 
-// RemoteAdmission is the admission service as the registry's two stages:
-// webhook clients for its mutating and validating paths, signing every
-// review with cfg.Key. Each is asked only about the writes the service's
-// published rules (admission.RulesPath) match for its phase, as
+// RemoteAdmission is the admission service as the registry's admission
+// stage: webhook clients for its mutating and validating paths, signing
+// every review with cfg.Key, and its published rules (admission.RulesPath),
+// so that each phase is asked only about the writes they match, as
 // kube-apiserver calls a webhook only about what its rules match: most
 // writes concern no plugin, and a round trip each would cost throughput.
-// While the rules are unknown (not fetched yet, or the fetch failed), every
-// write is asked about.
 func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 	if cfg.URL == "" || cfg.Key == nil {
 		return Admission{}, errors.New("remote admission needs a URL and the registry's signing key")
@@ -88,8 +78,5 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 	if err != nil {
 		return Admission{}, err
 	}
-	return Admission{
-		Mutating:   admission.Filter(admission.Mutating(mutating), rules.Mutating),
-		Validating: admission.Filter(validating, rules.Validating),
-	}, nil
+	return Admission{Mutating: mutating, Validating: validating, Rules: rules.Rules}, nil
 }

@@ -65,9 +65,9 @@ type Config struct {
 	// Metrics collects what /metrics serves; nil means a new registry.
 	// RemoteAdmission's calls are timed on it when given the same one.
 	Metrics *prometheus.Registry
-	// Admission are the admission stages every write passes: local
-	// admitters in a fused binary, or RemoteAdmission's webhooks. The zero
-	// value runs none, as kube with no admission plugin.
+	// Admission is the admission stage every write passes: local
+	// admitters in a fused binary, or RemoteAdmission's webhooks and
+	// rules. The zero value runs none, as kube with no admission plugin.
 	Admission Admission
 	// ServiceClusterIPRange is kube-apiserver's --service-cluster-ip-range:
 	// the CIDR Services' cluster IPs come from, or an IPv4 and an IPv6 one

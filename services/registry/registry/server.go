@@ -76,7 +76,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Close()
 		return nil, err
 	}
-	s.handler = handler.New(s.stores, handler.Admission{Mutating: cfg.Admission.Mutating, Validating: cfg.Admission.Validating})
+	s.handler = handler.New(s.stores, cfg.Admission)
 	docs, err := openapi.New(resource.Builtins())
 	if err != nil {
 		s.Close()

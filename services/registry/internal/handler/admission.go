@@ -1,6 +1,7 @@
 package handler
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,40 +18,65 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/identity"
 )
 
-// Admission are the two admission stages every write passes, as
-// kube-apiserver runs its mutating then its validating webhooks. A nil stage
-// is skipped, as kube runs with no admission plugin.
+// Admission is the admission stage every write passes (create, update,
+// patch, apply, delete, each item of a deletecollection, status and scale
+// writes, actions, CONNECT), run as kube-apiserver runs its mutating then
+// its validating webhooks. A nil admitter skips its phase, as kube runs
+// with no admission plugin. It is the registry package's Admission.
 type Admission struct {
-	// Mutating may patch the object; its patch is applied before the
-	// registry's own defaulting and validation, so it cannot store an
-	// invalid object.
+	// Mutating is asked first and may patch the object; its patch is
+	// applied before the registry's own defaulting and validation, so it
+	// cannot store an invalid object.
 	Mutating admission.Admitter
-	// Validating sees the object that will be stored and only decides.
+	// Validating sees the object that will be stored and only decides: a
+	// patch from it is a broken contract.
 	Validating admission.Admitter
+	// Rules, when set, are the writes each phase wants (the admission
+	// service publishes them): a phase is asked only about writes they
+	// match, as kube calls a webhook only about what its configuration's
+	// rules match, so that a write no plugin looks at costs neither the
+	// encoding of its objects nor a round trip. While they are unknown
+	// (false) every write is asked about, as it is when Rules is nil.
+	Rules func(context.Context) (admission.Rules, bool)
 }
 
-// admitters holds the stages behind admission.Chain, which holds each
-// answer to the Admitter contract (a patch only from the mutating stage,
-// only a well-formed one) whatever the admitter is, local or remote.
-type admitters struct {
-	mutating, validating admission.Admitter
-}
+// on reports whether any phase is configured, so that writes without
+// admission skip building reviews.
+func (a Admission) on() bool { return a.Mutating != nil || a.Validating != nil }
 
-func newAdmitters(a Admission) admitters {
-	var out admitters
-	// Chain fails only on a nil admitter, which is checked first.
-	if a.Mutating != nil {
-		out.mutating, _ = admission.Chain(admission.Mutating(a.Mutating))
+// admit asks phase p about rv, whose attributes without objects are attrs.
+// A phase that is off, or whose rules match nothing of attrs (their
+// namespace conditions checked against states), allows without being
+// asked and without rv's objects being encoded. Otherwise the answer is
+// held to the Admitter contract; an admitter that gave none is an error
+// ready for the client (see admissionError).
+func (a Admission) admit(ctx context.Context, p admission.Phase, attrs *admission.Attributes, rv *review,
+	states admission.NamespaceStates) (*admission.Result, error) {
+	adm := a.Validating
+	if p == admission.PhaseMutating {
+		adm = a.Mutating
 	}
-	if a.Validating != nil {
-		out.validating, _ = admission.Chain(admission.Validating(a.Validating))
+	if adm == nil {
+		return admission.Allow(), nil
 	}
-	return out
+	if a.Rules != nil {
+		if rules, known := a.Rules(ctx); known && !admission.MatchesIn(ctx, states, rules.For(p), attrs) {
+			return admission.Allow(), nil
+		}
+	}
+	if err := withObjects(attrs, rv); err != nil {
+		return nil, err
+	}
+	res, err := admission.Ask(ctx, p, adm, attrs)
+	if err != nil {
+		return nil, admissionError(err)
+	}
+	return res, nil
 }
 
 // review is one question to admission about a write: the fields of an
 // AdmissionRequest the registry fills in. Its objects are encoded only once
-// a stage wants to be asked (see encode).
+// a phase is asked about it (see Admission.admit).
 type review struct {
 	op        admissionv1.Operation
 	kind      schema.GroupVersionKind
@@ -126,13 +152,10 @@ func withObjects(a *admission.Attributes, rv *review) error {
 	return nil
 }
 
-// mutate asks the mutating stage about rv and returns the object with its
-// patch applied, or nil when nothing changed (or no stage is configured).
+// mutate asks the mutating phase about rv and returns the object with its
+// patch applied, or nil when nothing changed.
 func (q *request) mutate(rv *review) ([]byte, error) {
-	if q.h.adm.mutating == nil {
-		return nil, nil
-	}
-	res, err := q.ask(q.h.adm.mutating, rv)
+	res, err := q.ask(admission.PhaseMutating, rv)
 	if err != nil || len(res.Patch) == 0 {
 		return nil, err
 	}
@@ -143,31 +166,18 @@ func (q *request) mutate(rv *review) ([]byte, error) {
 	return patched, nil
 }
 
-// validateAdmission asks the validating stage about rv.
+// validateAdmission asks the validating phase about rv.
 func (q *request) validateAdmission(rv *review) error {
-	if q.h.adm.validating == nil {
-		return nil
-	}
-	_, err := q.ask(q.h.adm.validating, rv)
+	_, err := q.ask(admission.PhaseValidating, rv)
 	return err
 }
 
-// ask runs one stage: a denial is its Status, an admitter that could not
-// answer is 503; warnings go to the client either way.
-// A stage whose rules match nothing of rv allows it without being asked,
-// and without rv's objects being encoded.
-func (q *request) ask(a admission.Admitter, rv *review) (*admission.Result, error) {
-	attrs := q.attributes(rv)
-	ctx := admission.WithNamespaceStates(q.r.Context(), namespaceStates{h: q.h})
-	if !admission.Wants(ctx, a, attrs) {
-		return admission.Allow(), nil
-	}
-	if err := withObjects(attrs, rv); err != nil {
-		return nil, err
-	}
-	res, err := a.Admit(ctx, attrs)
+// ask runs phase p on rv: a denial is its Status; warnings go to the
+// client either way.
+func (q *request) ask(p admission.Phase, rv *review) (*admission.Result, error) {
+	res, err := q.h.adm.admit(q.r.Context(), p, q.attributes(rv), rv, namespaceStates{h: q.h})
 	if err != nil {
-		return nil, admissionError(err)
+		return nil, err
 	}
 	q.addWarnings(res.Warnings)
 	if err := res.StatusError(); err != nil {
@@ -190,7 +200,3 @@ func admissionError(err error) error {
 	}
 	return apierror.Unavailable("admission is temporarily unavailable, please retry", 0)
 }
-
-// on reports whether any admission stage is configured, so that writes
-// without admission skip encoding objects for it.
-func (a admitters) on() bool { return a.mutating != nil || a.validating != nil }

@@ -40,39 +40,33 @@ func (q *request) objectReview(wr *write, op admissionv1.Operation, obj, old *un
 	return rv
 }
 
-// mutateObject runs mutating admission on obj, which it replaces with the
-// patched object once prepare has put back what the server owns, so that
-// the registry's own validation, run next, judges what will be stored.
-// prepare runs before obj is replaced, so it may read obj.
-func (q *request) mutateObject(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured,
-	prepare func(patched *unstructured.Unstructured) error) error {
-	if q.h.adm.mutating == nil {
-		return nil
+// mutateObject runs mutating admission on obj and returns the object as
+// admission patched it, or nil when nothing changed. The caller puts back
+// what the server owns before the registry's own validation judges it.
+func (q *request) mutateObject(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if q.h.adm.Mutating == nil {
+		return nil, nil
 	}
 	patched, err := q.mutate(q.objectReview(wr, op, obj, old))
 	if err != nil || patched == nil {
-		return err
+		return nil, err
 	}
 	next, _, err := objectFromJSON(q.res, patched)
 	if err != nil {
-		return apierrors.NewInternalError(err)
+		return nil, apierrors.NewInternalError(err)
 	}
 	if next.GetNamespace() != obj.GetNamespace() {
-		return apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
 	// Field ownership is the field manager's: a patch to it could leave
 	// the object with managedFields it cannot read.
 	next.SetManagedFields(obj.GetManagedFields())
-	if err := prepare(next); err != nil {
-		return err
-	}
-	obj.Object = next.Object
-	return nil
+	return next, nil
 }
 
 // validateObject runs validating admission on the object to be stored.
 func (q *request) validateObject(wr *write, op admissionv1.Operation, obj, old *unstructured.Unstructured) error {
-	if q.h.adm.validating == nil {
+	if q.h.adm.Validating == nil {
 		return nil
 	}
 	return q.validateAdmission(q.objectReview(wr, op, obj, old))

@@ -24,7 +24,7 @@ func (q *request) scaleReview(wr *write, want, old *autoscalingv1.Scale) *review
 // mutateScale runs mutating admission on a Scale write and returns the
 // Scale to apply.
 func (q *request) mutateScale(wr *write, want, old *autoscalingv1.Scale) (*autoscalingv1.Scale, error) {
-	if q.h.adm.mutating == nil {
+	if q.h.adm.Mutating == nil {
 		return want, nil
 	}
 	patched, err := q.mutate(q.scaleReview(wr, want, old))
@@ -45,7 +45,7 @@ func (q *request) mutateScale(wr *write, want, old *autoscalingv1.Scale) (*autos
 // validateScale runs validating admission on the Scale of next, the object
 // to be stored.
 func (q *request) validateScale(wr *write, next *unstructured.Unstructured, old *autoscalingv1.Scale) error {
-	if q.h.adm.validating == nil {
+	if q.h.adm.Validating == nil {
 		return nil
 	}
 	want, err := scaleOf(q.res.Scale, next)

@@ -33,7 +33,7 @@ type Handler struct {
 	// namespace that does not exist.
 	namespaces *storage.Store
 	fields     fieldManagers
-	adm        admitters
+	adm        Admission
 	now        func() metav1.Time
 	// suffix makes the random part of names from generateName; tests
 	// replace it to make names collide.
@@ -61,7 +61,7 @@ func (h *Handler) Shutdown() { h.closeOne.Do(func() { close(h.closing) }) }
 // New returns a handler for stores, whose writes pass adm.
 func New(stores []*storage.Store, adm Admission) *Handler {
 	h := &Handler{stores: map[schema.GroupVersionResource]*storage.Store{}, now: metav1.Now, suffix: randomSuffix, closing: make(chan struct{}),
-		adm: newAdmitters(adm)}
+		adm: adm}
 	for _, s := range stores {
 		h.Add(s)
 	}

@@ -125,14 +125,18 @@ func (q *request) admitCreate(wr *write, obj *unstructured.Unstructured) error {
 // allocation, validation, validating admission. The name was generated
 // before, so admission sees the name that will be stored.
 func (q *request) checkCreate(wr *write, obj *unstructured.Unstructured) error {
-	err := q.mutateObject(wr, admissionv1.Create, obj, nil, func(patched *unstructured.Unstructured) error {
-		// obj is still the object admission was asked about.
-		patched.SetUID(obj.GetUID())
-		patched.SetCreationTimestamp(obj.GetCreationTimestamp())
-		return q.prepareNew(patched)
-	})
+	patched, err := q.mutateObject(wr, admissionv1.Create, obj, nil)
 	if err != nil {
 		return err
+	}
+	if patched != nil {
+		// What the server owns is its own, whatever admission set.
+		patched.SetUID(obj.GetUID())
+		patched.SetCreationTimestamp(obj.GetCreationTimestamp())
+		if err := q.prepareNew(patched); err != nil {
+			return err
+		}
+		obj.Object = patched.Object
 	}
 	if err := q.allocate(wr, obj, nil); err != nil {
 		return err
@@ -263,11 +267,16 @@ func (q *request) admitUpdate(wr *write, obj, cur *unstructured.Unstructured) er
 // checkUpdate is kube's order for a changed object: mutating admission,
 // allocation, validation, validating admission.
 func (q *request) checkUpdate(wr *write, obj, cur *unstructured.Unstructured) error {
-	err := q.mutateObject(wr, admissionv1.Update, obj, cur, func(patched *unstructured.Unstructured) error {
-		return q.prepareUpdated(patched, cur)
-	})
+	patched, err := q.mutateObject(wr, admissionv1.Update, obj, cur)
 	if err != nil {
 		return err
+	}
+	if patched != nil {
+		// What the server owns is its own, whatever admission set.
+		if err := q.prepareUpdated(patched, cur); err != nil {
+			return err
+		}
+		obj.Object = patched.Object
 	}
 	if err := q.allocate(wr, obj, cur); err != nil {
 		return err

@@ -30,9 +30,9 @@ func (fakeStates) Holds(_ context.Context, ns string, gr metav1.GroupResource) (
 	return false, false
 }
 
-// A rule's namespace condition narrows what a Filter asks about, as far as
-// the states carried by the context can tell, and never when they cannot.
-func TestFilterNamespaceConditions(t *testing.T) {
+// A rule's namespace condition narrows what it matches, as far as the
+// states can tell, and never when they cannot.
+func TestMatchesInNamespaceConditions(t *testing.T) {
 	withQuota := rule(ops(opCreate), strs("*"), strs("*"), strs("*"), "")
 	withQuota.Namespace = &NamespaceCondition{Holding: []metav1.GroupResource{{Resource: "resourcequotas"}}}
 	terminating := rule(ops(opCreate), strs("*"), strs("*"), strs("*"), "")
@@ -53,45 +53,13 @@ func TestFilterNamespaceConditions(t *testing.T) {
 		{"phase, unknown namespace", terminating, "elsewhere", fakeStates{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			if tc.states != nil {
-				ctx = WithNamespaceStates(ctx, tc.states)
-			}
-			inner := record(requireLabel("app"))
-			f := Filter(inner, knownRules(tc.rule))
 			a := req(admissionv1.Create, "", "v1", "configmaps", "", tc.ns)
-			if got := Wants(ctx, f, a); got != tc.want {
-				t.Errorf("Wants = %v, want %v", got, tc.want)
+			if got := MatchesIn(context.Background(), tc.states, []Rule{tc.rule}, a); got != tc.want {
+				t.Errorf("MatchesIn = %v, want %v", got, tc.want)
 			}
-			if _, err := f.Admit(ctx, a); err != nil {
-				t.Fatal(err)
-			}
-			if asked := len(inner.calls()) == 1; asked != tc.want {
-				t.Errorf("asked = %v, want %v", asked, tc.want)
+			if !Matches([]Rule{tc.rule}, a) {
+				t.Error("Matches checks the namespace condition")
 			}
 		})
-	}
-}
-
-// Wants sees through phases and chains: a chain wants a request when any
-// admitter in it may, and an admitter that is not a Filter always may.
-func TestWantsThroughChains(t *testing.T) {
-	ctx := context.Background()
-	pods := rule(ops(opCreate), strs(""), strs("*"), strs("pods"), "")
-	cm := req(admissionv1.Create, "", "v1", "configmaps", "", "ns")
-	onlyPods := Mutating(Filter(Mutating(addLabel("a", "b")), knownRules(pods)))
-	c, err := Chain(onlyPods, Filter(requireLabel("a"), knownRules(pods)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if Wants(ctx, c, cm) {
-		t.Error("a chain of filters for pods wants a config map")
-	}
-	if !Wants(ctx, c, req(admissionv1.Create, "", "v1", "pods", "", "ns")) {
-		t.Error("a chain of filters for pods does not want a pod")
-	}
-	c2, _ := Chain(onlyPods, requireLabel("a"))
-	if !Wants(ctx, c2, cm) {
-		t.Error("a chain with an unfiltered admitter does not want a config map")
 	}
 }
