@@ -13,6 +13,8 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/metrics"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // Admission are the two admission stages of every write (create, update,
@@ -73,7 +75,7 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 		}
 		transport = t
 	}
-	signed := signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience)
+	signed := signer.Transport(transport, authenticationv1.UserInfo{Username: admission.RegistryUser}, admission.Audience)
 	client := &http.Client{Transport: tracing.Transport(cfg.Stages.Transport("admission", signed))}
 	base := strings.TrimSuffix(cfg.URL, "/")
 	mutating, err := admission.NewWebhookClient(admission.WebhookConfig{URL: base + admission.MutatingPath, HTTPClient: client, Timeout: cfg.Timeout})

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/apierror"
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	apirequest "github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // Admission are the two admission stages every write passes, as
@@ -103,8 +103,8 @@ func (q *request) attributes(rv *review) *admission.Attributes {
 		// namespace itself.
 		a.Namespace = rv.name
 	}
-	if u, ok := identity.UserFrom(q.r.Context()); ok {
-		a.UserInfo = u.ToUserInfo()
+	if u, ok := apirequest.UserFrom(q.r.Context()); ok {
+		a.UserInfo = u
 	}
 	return a
 }
