@@ -43,13 +43,13 @@ type Options struct {
 }
 
 // WithAuthentication returns middleware that authenticates each request's
-// bearer token with a, puts the user in the request context (request.UserFrom) and
-// removes the Authorization header before calling the next handler, so that
-// the token goes no further than this hop. It answers 401 with
-// WWW-Authenticate: Bearer for missing (unless Options.Anonymous), malformed
-// or unrecognised credentials, and fails closed with 503 ServiceUnavailable
-// and Retry-After when a returns an error, because that means it could not
-// decide, not that the token is bad.
+// bearer token with a, puts the user in the request context
+// (request.UserFrom) and removes the Authorization header before calling
+// the next handler, so that the token goes no further than this hop. It
+// answers 401 with WWW-Authenticate: Bearer for missing (unless
+// Options.Anonymous), malformed or unrecognised credentials, and fails
+// closed with 503 ServiceUnavailable and Retry-After when a returns an
+// error, because that means it could not decide, not that the token is bad.
 func WithAuthentication(a Authenticator, opts Options) func(http.Handler) http.Handler {
 	a = orFailing(a)
 	return func(next http.Handler) http.Handler {

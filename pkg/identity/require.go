@@ -14,8 +14,8 @@ import (
 
 // Require is the backends' middleware for API routes: it verifies the
 // request's assertion with v, puts the asserted user in the request
-// context (see request.UserFrom), and strips every identity header before calling
-// next, so nothing downstream can trust one by mistake. A request without a
+// context (see request.UserFrom), and strips every identity header before
+// calling next, so nothing downstream can trust one by mistake. A request without a
 // valid assertion gets 401 Unauthorized as a metav1.Status, whatever
 // X-Remote-* headers it carries; so does a write's assertion presented a
 // second time. A body that is not the asserted one fails next's read of it
