@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // WithClientCertificates authenticates as kube's union does: a verified
@@ -27,7 +29,7 @@ func WithClientCertificates(byToken func(http.Handler) http.Handler, onResult fu
 			if onResult != nil {
 				onResult(r, "success")
 			}
-			next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), u)))
+			next.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), *u)))
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // DefaultRetryAfter is how long a client is told to wait when the
@@ -42,13 +43,13 @@ type Options struct {
 }
 
 // WithAuthentication returns middleware that authenticates each request's
-// bearer token with a, puts the user in the request context (UserFrom) and
-// removes the Authorization header before calling the next handler, so that
-// the token goes no further than this hop. It answers 401 with
-// WWW-Authenticate: Bearer for missing (unless Options.Anonymous), malformed
-// or unrecognised credentials, and fails closed with 503 ServiceUnavailable
-// and Retry-After when a returns an error, because that means it could not
-// decide, not that the token is bad.
+// bearer token with a, puts the user in the request context
+// (request.UserFrom) and removes the Authorization header before calling
+// the next handler, so that the token goes no further than this hop. It
+// answers 401 with WWW-Authenticate: Bearer for missing (unless
+// Options.Anonymous), malformed or unrecognised credentials, and fails
+// closed with 503 ServiceUnavailable and Retry-After when a returns an
+// error, because that means it could not decide, not that the token is bad.
 func WithAuthentication(a Authenticator, opts Options) func(http.Handler) http.Handler {
 	a = orFailing(a)
 	return func(next http.Handler) http.Handler {
@@ -70,7 +71,7 @@ func WithAuthentication(a Authenticator, opts Options) func(http.Handler) http.H
 				return
 			}
 			r.Header.Del("Authorization")
-			next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), user)))
+			next.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), *user)))
 		})
 	}
 }

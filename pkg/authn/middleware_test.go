@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
@@ -123,7 +124,7 @@ func TestMiddlewareKeepsAuthenticatedGroupOnce(t *testing.T) {
 	a := newTestTokenFile(t, "t,erin,uid-erin,system:authenticated\n")
 	var groups []string
 	h := WithAuthentication(a, Options{})(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		u, _ := UserFrom(r.Context())
+		u, _ := request.UserFrom(r.Context())
 		groups = u.Groups
 	}))
 	serve(h, "Bearer t")

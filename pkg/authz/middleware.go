@@ -6,11 +6,10 @@ import (
 	"net/http"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
-	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // DefaultRetryAfter is how long a client is told to wait when authorization
@@ -19,11 +18,6 @@ const DefaultRetryAfter = time.Second
 
 // MiddlewareConfig configures WithAuthorization.
 type MiddlewareConfig struct {
-	// UserFrom returns the authenticated caller of a request, false when
-	// there is none. It is a function rather than a context key so that this
-	// package does not depend on whichever package authenticates. Required.
-	UserFrom func(*http.Request) (authenticationv1.UserInfo, bool)
-
 	// RetryAfter is sent as Retry-After with the 503 written when the
 	// authorizer fails; it is rounded up to whole seconds. Zero means
 	// DefaultRetryAfter.
@@ -35,7 +29,8 @@ type MiddlewareConfig struct {
 }
 
 // WithAuthorization returns a middleware that asks a whether each request
-// may proceed. It reads the request info from the context (requestinfo.From)
+// may proceed. It reads the user authentication put in the request's context
+// (request.UserFrom) and the request info from there too (request.InfoOf)
 // or, when no earlier middleware put it there, from the request itself.
 //
 //   - Allow: the request goes on, even when a also returned an error (as in
@@ -49,9 +44,6 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 	if a == nil {
 		return nil, fmt.Errorf("%w: authorization middleware: nil Authorizer", ErrInvalidConfig)
 	}
-	if cfg.UserFrom == nil {
-		return nil, fmt.Errorf("%w: authorization middleware: UserFrom is required", ErrInvalidConfig)
-	}
 	if cfg.RetryAfter < 0 {
 		return nil, fmt.Errorf("%w: authorization middleware: negative RetryAfter", ErrInvalidConfig)
 	}
@@ -60,12 +52,12 @@ func WithAuthorization(a Authorizer, cfg MiddlewareConfig) (func(http.Handler) h
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			user, ok := cfg.UserFrom(r)
+			user, ok := request.UserFrom(r.Context())
 			if !ok {
 				apierror.Write(w, apierrors.NewInternalError(errors.New("no user found for request")))
 				return
 			}
-			attrs := FromRequestInfo(user, requestinfo.Of(r))
+			attrs := FromRequestInfo(user, request.InfoOf(r))
 			res, err := a.Authorize(r.Context(), attrs)
 			if cfg.OnDecision != nil && (err == nil || res.Decision == DecisionAllow) {
 				cfg.OnDecision(r, res.Decision, res.Reason)

@@ -12,32 +12,36 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
 // testUserHeader carries the test's caller, standing in for authentication.
 const testUserHeader = "X-Test-User"
 
-func userFromHeader(r *http.Request) (authenticationv1.UserInfo, bool) {
-	var u authenticationv1.UserInfo
-	v := r.Header.Get(testUserHeader)
-	if v == "" || json.Unmarshal([]byte(v), &u) != nil {
-		return u, false
-	}
-	return u, true
+// withHeaderUser puts the user testUserHeader names in the request's
+// context, as authentication would.
+func withHeaderUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var u authenticationv1.UserInfo
+		if v := r.Header.Get(testUserHeader); v != "" && json.Unmarshal([]byte(v), &u) == nil {
+			r = r.WithContext(request.WithUser(r.Context(), u))
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // newProtectedServer serves "ok" behind WithAuthorization(a).
 func newProtectedServer(t *testing.T, a Authorizer) *httptest.Server {
 	t.Helper()
-	mw, err := WithAuthorization(a, MiddlewareConfig{UserFrom: userFromHeader})
+	mw, err := WithAuthorization(a, MiddlewareConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("/", withHeaderUser(mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok"))
-	})))
+	}))))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -168,13 +172,13 @@ func TestMiddlewareRetryAfterRoundsUp(t *testing.T) {
 	failing := AuthorizerFunc(func(context.Context, Attributes) (Result, error) {
 		return Result{Decision: DecisionNoOpinion}, ErrUnavailable
 	})
-	mw, err := WithAuthorization(failing, MiddlewareConfig{UserFrom: userFromHeader, RetryAfter: 1500 * time.Millisecond})
+	mw, err := WithAuthorization(failing, MiddlewareConfig{RetryAfter: 1500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest("GET", "/healthz", nil)
-	req.Header.Set(testUserHeader, `{"username":"alice"}`)
+	req = req.WithContext(request.WithUser(req.Context(), authenticationv1.UserInfo{Username: "alice"}))
 	mw(http.NotFoundHandler()).ServeHTTP(rec, req)
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "2" {
 		t.Fatalf("code %d Retry-After %q, want 503 and 2", rec.Code, rec.Header().Get("Retry-After"))
@@ -187,7 +191,7 @@ func TestMiddlewareWithoutUser(t *testing.T) {
 		called = true
 		return Result{Decision: DecisionAllow}, nil
 	})
-	mw, err := WithAuthorization(a, MiddlewareConfig{UserFrom: userFromHeader})
+	mw, err := WithAuthorization(a, MiddlewareConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,16 +208,16 @@ func TestMiddlewareUsesContextRequestInfo(t *testing.T) {
 		seen = attrs
 		return Result{Decision: DecisionDeny}, nil
 	})
-	mw, err := WithAuthorization(a, MiddlewareConfig{UserFrom: userFromHeader})
+	mw, err := WithAuthorization(a, MiddlewareConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := httptest.NewRequest("GET", "/api/v1/namespaces/ns/pods/p", nil)
-	req.Header.Set(testUserHeader, `{"username":"alice"}`)
 	// An earlier middleware read the request differently (e.g. after
 	// stripping a prefix): its reading wins.
 	info := requestinfo.Parse("GET", "/api/v1/namespaces/other/secrets/s", "")
-	req = req.WithContext(requestinfo.WithInfo(req.Context(), info))
+	ctx := request.WithUser(req.Context(), authenticationv1.UserInfo{Username: "alice"})
+	req = req.WithContext(request.WithInfo(ctx, info))
 	rec := httptest.NewRecorder()
 	mw(http.NotFoundHandler()).ServeHTTP(rec, req)
 	if seen.Resource != "secrets" || seen.Namespace != "other" {
@@ -226,9 +230,8 @@ func TestWithAuthorizationConfig(t *testing.T) {
 		a   Authorizer
 		cfg MiddlewareConfig
 	}{
-		"nil authorizer":      {nil, MiddlewareConfig{UserFrom: userFromHeader}},
-		"no UserFrom":         {AlwaysAllow(), MiddlewareConfig{}},
-		"negative RetryAfter": {AlwaysAllow(), MiddlewareConfig{UserFrom: userFromHeader, RetryAfter: -time.Second}},
+		"nil authorizer":      {nil, MiddlewareConfig{}},
+		"negative RetryAfter": {AlwaysAllow(), MiddlewareConfig{RetryAfter: -time.Second}},
 	} {
 		if _, err := WithAuthorization(c.a, c.cfg); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("%s: error %v, want ErrInvalidConfig", name, err)

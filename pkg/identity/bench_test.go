@@ -18,7 +18,7 @@ func BenchmarkSignVerify(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			s := newSigner(b, key, testIssuer)
 			v := newVerifier(b, t0, key.Public())
-			r := request("GET", target)
+			r := httpRequest("GET", target)
 			b.ReportAllocs()
 			for b.Loop() {
 				token, err := s.Sign(alice, testAudience, r)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // The signer reuses an assertion for the same user, audience and request
@@ -17,17 +19,17 @@ func TestSignerReusesAssertions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := request(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
+	r := httpRequest(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
 	first := sign(t, s, testAudience, r)
-	if again := sign(t, s, testAudience, request(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")); again != first {
+	if again := sign(t, s, testAudience, httpRequest(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")); again != first {
 		t.Error("the same request was signed anew within the assertion's life")
 	}
 	for name, other := range map[string]func() (string, error){
 		"path": func() (string, error) {
-			return s.Sign(alice, testAudience, request(http.MethodGet, "/api/v1/namespaces/a/configmaps/y"))
+			return s.Sign(alice, testAudience, httpRequest(http.MethodGet, "/api/v1/namespaces/a/configmaps/y"))
 		},
 		"method": func() (string, error) {
-			return s.Sign(alice, testAudience, request(http.MethodDelete, "/api/v1/namespaces/a/configmaps/x"))
+			return s.Sign(alice, testAudience, httpRequest(http.MethodDelete, "/api/v1/namespaces/a/configmaps/x"))
 		},
 		"audience": func() (string, error) { return s.Sign(alice, "authz", r) },
 		"groups": func() (string, error) {
@@ -37,7 +39,7 @@ func TestSignerReusesAssertions(t *testing.T) {
 		},
 		"extra": func() (string, error) {
 			u := alice
-			u.Extra = map[string][]string{"scopes": {"read"}}
+			u.Extra = map[string]authenticationv1.ExtraValue{"scopes": {"read"}}
 			return s.Sign(u, testAudience, r)
 		},
 	} {
@@ -60,7 +62,7 @@ func TestSignerReusesAssertions(t *testing.T) {
 func TestVerifierRemembersAssertions(t *testing.T) {
 	key := newEdKey(t)
 	s := newSigner(t, key, testIssuer)
-	r := request(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
+	r := httpRequest(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
 	token := sign(t, s, testAudience, r)
 	now := t0
 	v, err := NewVerifier(VerifierConfig{Keys: []crypto.PublicKey{key.Public()}, Issuer: testIssuer, Audience: testAudience, Now: func() time.Time { return now }})
@@ -68,10 +70,10 @@ func TestVerifierRemembersAssertions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ {
-		if u, err := v.Verify(token, r); err != nil || u.Name != alice.Name {
+		if u, err := v.Verify(token, r); err != nil || u.Username != alice.Username {
 			t.Fatalf("verify %d: %v %v", i, u, err)
 		}
-		if _, err := v.Verify(token, request(http.MethodGet, "/api/v1/namespaces/a/secrets/x")); !errors.Is(err, ErrWrongRequest) {
+		if _, err := v.Verify(token, httpRequest(http.MethodGet, "/api/v1/namespaces/a/secrets/x")); !errors.Is(err, ErrWrongRequest) {
 			t.Errorf("verify %d for another path: %v, want ErrWrongRequest", i, err)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"crypto/rsa"
 	"testing"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 func TestNewSignerRejects(t *testing.T) {
@@ -49,10 +51,10 @@ func TestNewVerifierRejects(t *testing.T) {
 
 func TestSignRejects(t *testing.T) {
 	s := newSigner(t, newEdKey(t), testIssuer)
-	if _, err := s.Sign(User{}, testAudience, request("GET", "/")); err == nil {
+	if _, err := s.Sign(authenticationv1.UserInfo{}, testAudience, httpRequest("GET", "/")); err == nil {
 		t.Error("signed for a user without a name")
 	}
-	if _, err := s.Sign(alice, "", request("GET", "/")); err == nil {
+	if _, err := s.Sign(alice, "", httpRequest("GET", "/")); err == nil {
 		t.Error("signed without an audience")
 	}
 }

@@ -5,7 +5,7 @@
 // short-lived JWT in the X-Kubesplit-Identity header of the proxied request,
 // after stripping every identity header the client sent. A backend mounts
 // Require on its API routes: it checks the assertion with the aggregator's
-// public keys, puts the User in the request context and strips the identity
+// public keys, puts the user in the request context (pkg/request) and strips the identity
 // headers again, so nothing further down can be fooled by them. Anything
 // else (no assertion, a forged X-Remote-User, an expired, wrongly signed or
 // replayed assertion) gets 401 Unauthorized.

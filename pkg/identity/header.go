@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // Header carries the assertion from the aggregator to a backend.
@@ -46,14 +48,14 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 // (see BufferBody), up to MaxBodyBytes; past that it is an error wrapping
 // ErrBodyTooLarge, and r's body is spent: a proxy that wants to answer 413
 // buffers it itself before.
-func (s *Signer) SetHeader(r *http.Request, u User, audience string) error {
+func (s *Signer) SetHeader(r *http.Request, u authenticationv1.UserInfo, audience string) error {
 	StripIdentityHeaders(r.Header)
 	if err := BufferBody(r, MaxBodyBytes); err != nil {
-		return fmt.Errorf("identity: asserting %q to %q: %w", u.Name, audience, err)
+		return fmt.Errorf("identity: asserting %q to %q: %w", u.Username, audience, err)
 	}
 	token, err := s.Sign(u, audience, r)
 	if err != nil {
-		return fmt.Errorf("identity: asserting %q to %q: %w", u.Name, audience, err)
+		return fmt.Errorf("identity: asserting %q to %q: %w", u.Username, audience, err)
 	}
 	r.Header.Set(Header, token)
 	return nil

@@ -26,7 +26,7 @@ func TestStripIdentityHeaders(t *testing.T) {
 func TestSetHeader(t *testing.T) {
 	key := newECKey(t)
 	s := newSigner(t, key, testIssuer)
-	r := request("GET", target)
+	r := httpRequest("GET", target)
 	r.Header.Set("X-Remote-User", "admin")
 	r.Header.Set("Impersonate-Group", "system:masters")
 	r.Header.Add(Header, "forged")
@@ -42,7 +42,7 @@ func TestSetHeader(t *testing.T) {
 		t.Fatalf("%d %s headers, want 1", n, Header)
 	}
 	u, err := newVerifier(t, t0, key.Public()).Verify(r.Header.Get(Header), r)
-	if err != nil || u.Name != "alice" {
+	if err != nil || u.Username != "alice" {
 		t.Fatalf("Verify = %+v, %v", u, err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 const (
@@ -22,11 +24,11 @@ var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func at(t time.Time) func() time.Time { return func() time.Time { return t } }
 
-var alice = User{
-	Name:   "alice",
-	UID:    "uid-1",
-	Groups: []string{"dev", "system:authenticated"},
-	Extra:  map[string][]string{"scopes": {"read", "write"}},
+var alice = authenticationv1.UserInfo{
+	Username: "alice",
+	UID:      "uid-1",
+	Groups:   []string{"dev", "system:authenticated"},
+	Extra:    map[string]authenticationv1.ExtraValue{"scopes": {"read", "write"}},
 }
 
 func newECKey(t testing.TB) *ecdsa.PrivateKey {
@@ -65,7 +67,7 @@ func newVerifier(t testing.TB, now time.Time, keys ...crypto.PublicKey) *Verifie
 	return v
 }
 
-func request(method, target string) *http.Request {
+func httpRequest(method, target string) *http.Request {
 	return httptest.NewRequest(method, target, nil)
 }
 

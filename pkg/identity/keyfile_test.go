@@ -30,8 +30,8 @@ func TestGenerateAndLoadKeyFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := sign(t, newSigner(t, key, testIssuer), testAudience, request("GET", "/api"))
-	if _, err := newVerifier(t, t0, keys...).Verify(token, request("GET", "/api")); err != nil {
+	token := sign(t, newSigner(t, key, testIssuer), testAudience, httpRequest("GET", "/api"))
+	if _, err := newVerifier(t, t0, keys...).Verify(token, httpRequest("GET", "/api")); err != nil {
 		t.Fatalf("loaded keys do not verify: %v", err)
 	}
 
@@ -56,8 +56,8 @@ func TestLoadSeveralPublicKeys(t *testing.T) {
 	}
 	v := newVerifier(t, t0, keys...)
 	for _, key := range []crypto.Signer{a, b} {
-		token := sign(t, newSigner(t, key, testIssuer), testAudience, request("GET", "/api"))
-		if _, err := v.Verify(token, request("GET", "/api")); err != nil {
+		token := sign(t, newSigner(t, key, testIssuer), testAudience, httpRequest("GET", "/api"))
+		if _, err := v.Verify(token, httpRequest("GET", "/api")); err != nil {
 			t.Errorf("%T: %v", key, err)
 		}
 	}

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"net/http"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // Require is the backends' middleware for API routes: it verifies the
-// request's assertion with v, puts the asserted User in the request
-// context (see UserFrom), and strips every identity header before calling
-// next, so nothing downstream can trust one by mistake. A request without a
+// request's assertion with v, puts the asserted user in the request
+// context (see request.UserFrom), and strips every identity header before
+// calling next, so nothing downstream can trust one by mistake. A request without a
 // valid assertion gets 401 Unauthorized as a metav1.Status, whatever
 // X-Remote-* headers it carries; so does a write's assertion presented a
 // second time. A body that is not the asserted one fails next's read of it
@@ -38,7 +40,7 @@ func Require(v *Verifier) func(http.Handler) http.Handler {
 				apierror.Write(w, apierrors.NewUnauthorized(err.Error()))
 				return
 			}
-			r = r.WithContext(WithUser(r.Context(), u))
+			r = r.WithContext(request.WithUser(r.Context(), u))
 			StripIdentityHeaders(r.Header)
 			next.ServeHTTP(w, r)
 		})
@@ -48,14 +50,14 @@ func Require(v *Verifier) func(http.Handler) http.Handler {
 // verifyRequest checks the one assertion r carries. Several values mean
 // someone other than the aggregator added one, so they are refused rather
 // than picking one.
-func verifyRequest(v *Verifier, r *http.Request) (User, error) {
+func verifyRequest(v *Verifier, r *http.Request) (authenticationv1.UserInfo, error) {
 	values := r.Header.Values(Header)
 	switch len(values) {
 	case 0:
-		return User{}, ErrMissing
+		return authenticationv1.UserInfo{}, ErrMissing
 	case 1:
 		return v.Verify(values[0], r)
 	default:
-		return User{}, fmt.Errorf("%w: %d %s headers", ErrInvalid, len(values), Header)
+		return authenticationv1.UserInfo{}, fmt.Errorf("%w: %d %s headers", ErrInvalid, len(values), Header)
 	}
 }

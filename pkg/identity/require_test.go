@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // seen is what the handler behind Require observed.
 type seen struct {
-	user    User
+	user    authenticationv1.UserInfo
 	ok      bool
 	headers http.Header
 }
@@ -26,7 +29,7 @@ func backend(t *testing.T, v *Verifier) (*httptest.Server, chan seen) {
 	t.Helper()
 	got := make(chan seen, 1)
 	h := Require(v)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, ok := UserFrom(r.Context())
+		u, ok := request.UserFrom(r.Context())
 		got <- seen{user: u, ok: ok, headers: r.Header.Clone()}
 	}))
 	srv := httptest.NewServer(h)
@@ -86,7 +89,7 @@ func TestRequireRejects(t *testing.T) {
 			r.Header.Add(Header, r.Header.Get(Header))
 		},
 		"assertion for another path": func(r *http.Request) {
-			r.Header.Set(Header, sign(t, s, testAudience, request("GET", "/api/v1/namespaces/default/secrets")))
+			r.Header.Set(Header, sign(t, s, testAudience, httpRequest("GET", "/api/v1/namespaces/default/secrets")))
 		},
 	}
 	for name, prepare := range cases {

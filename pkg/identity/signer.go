@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // DefaultTTL is how long an assertion lives unless SignerConfig says
@@ -83,8 +84,8 @@ func NewSigner(cfg SignerConfig) (*Signer, error) {
 // path and query are bound into the assertion (see requestBinding), and so
 // is a digest of its body, which must be readable again through r.GetBody
 // (SetHeader sees to it), so sign after the URL and body are final.
-func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) {
-	if u.Name == "" {
+func (s *Signer) Sign(u authenticationv1.UserInfo, audience string, r *http.Request) (string, error) {
+	if u.Username == "" {
 		return "", errors.New("identity: cannot sign for a user without a name")
 	}
 	if audience == "" {
@@ -108,7 +109,7 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 	c := &claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    s.issuer,
-			Subject:   u.Name,
+			Subject:   u.Username,
 			Audience:  jwt.ClaimStrings{audience},
 			IssuedAt:  jwt.NewNumericDate(now),
 			NotBefore: jwt.NewNumericDate(now),
@@ -138,9 +139,9 @@ func (s *Signer) Sign(u User, audience string, r *http.Request) (string, error) 
 
 // signedKey names what an assertion asserts: the user whole, the audience
 // and the request it is bound to.
-func signedKey(u User, audience string, r *http.Request) string {
+func signedKey(u authenticationv1.UserInfo, audience string, r *http.Request) string {
 	var b strings.Builder
-	for _, part := range []string{audience, requestBinding(r), u.Name, u.UID} {
+	for _, part := range []string{audience, requestBinding(r), u.Username, u.UID} {
 		b.WriteString(part)
 		b.WriteByte(0)
 	}

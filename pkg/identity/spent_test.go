@@ -26,7 +26,7 @@ func TestSpentIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func() error {
-		r := request(http.MethodDelete, "/api/v1/namespaces/a/configmaps/x")
+		r := httpRequest(http.MethodDelete, "/api/v1/namespaces/a/configmaps/x")
 		_, err := v.Verify(sign(t, s, testAudience, r), r)
 		return err
 	}
@@ -39,7 +39,7 @@ func TestSpentIsBounded(t *testing.T) {
 		t.Fatalf("write %d: %v, want ErrBusy", max, err)
 	}
 	// Reads are not remembered, so a full memory does not stop them.
-	read := request(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
+	read := httpRequest(http.MethodGet, "/api/v1/namespaces/a/configmaps/x")
 	if _, err := v.Verify(sign(t, s, testAudience, read), read); err != nil {
 		t.Fatalf("read with the memory full: %v", err)
 	}

@@ -1,13 +1,17 @@
 package identity
 
-import "net/http"
+import (
+	"net/http"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+)
 
 // Transport returns a RoundTripper that makes every request through next
 // as u, with an assertion for audience. Internal callers use it: the
 // registry's own controllers, and services that watch the API with their own
 // credentials, prove who they are the same way the aggregator's forwarded
 // requests do.
-func (s *Signer) Transport(next http.RoundTripper, u User, audience string) http.RoundTripper {
+func (s *Signer) Transport(next http.RoundTripper, u authenticationv1.UserInfo, audience string) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
 	}
@@ -17,7 +21,7 @@ func (s *Signer) Transport(next http.RoundTripper, u User, audience string) http
 type signingTransport struct {
 	signer   *Signer
 	next     http.RoundTripper
-	user     User
+	user     authenticationv1.UserInfo
 	audience string
 }
 

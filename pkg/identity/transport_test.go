@@ -6,6 +6,10 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // TestTransport: a client using Transport reaches a backend behind Require
@@ -21,9 +25,9 @@ func TestTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := make(chan User, 1)
+	seen := make(chan authenticationv1.UserInfo, 1)
 	backend := httptest.NewServer(Require(verifier)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := UserFrom(r.Context())
+		u, _ := request.UserFrom(r.Context())
 		seen <- u
 	})))
 	defer backend.Close()
@@ -39,8 +43,8 @@ func TestTransport(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d, want 200", resp.StatusCode)
 	}
-	if u := <-seen; u.Name != alice.Name {
-		t.Errorf("backend saw %q, want %q", u.Name, alice.Name)
+	if u := <-seen; u.Username != alice.Username {
+		t.Errorf("backend saw %q, want %q", u.Username, alice.Username)
 	}
 	if req.Header.Get(Header) != "" || req.Header.Get("X-Remote-User") != "mallory" {
 		t.Errorf("the caller's request was modified: %v", req.Header)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // Defaults for VerifierConfig.
@@ -66,7 +67,7 @@ type Verifier struct {
 
 // verifiedClaims is what Verify keeps of a checked assertion.
 type verifiedClaims struct {
-	user    User
+	user    authenticationv1.UserInfo
 	binding string
 	body    string
 }
@@ -121,7 +122,7 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
-// Verify checks an assertion presented with request r and returns the User
+// Verify checks an assertion presented with request r and returns the user
 // it asserts. A write's assertion (any method but GET, HEAD, OPTIONS and
 // TRACE) is accepted once only. r's body is checked as it is read: Verify
 // replaces r.Body with a reader whose last read fails with ErrWrongBody
@@ -129,50 +130,50 @@ func orDefault(d, def time.Duration) time.Duration {
 // anything reads the body. The error wraps ErrMissing, ErrInvalid,
 // ErrExpired, ErrNotYetValid, ErrWrongAudience, ErrWrongIssuer,
 // ErrWrongRequest, ErrWrongBody, ErrReplayed or ErrBusy.
-func (v *Verifier) Verify(token string, r *http.Request) (User, error) {
+func (v *Verifier) Verify(token string, r *http.Request) (authenticationv1.UserInfo, error) {
 	if token == "" {
-		return User{}, ErrMissing
+		return authenticationv1.UserInfo{}, ErrMissing
 	}
 	if r == nil {
-		return User{}, fmt.Errorf("%w: no request to check the assertion against", ErrWrongRequest)
+		return authenticationv1.UserInfo{}, fmt.Errorf("%w: no request to check the assertion against", ErrWrongRequest)
 	}
 	now := v.now()
 	once := singleUse(r.Method)
 	if !once {
 		if vc, ok := v.verified.get(token, now); ok {
 			if vc.binding != requestBinding(r) {
-				return User{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
+				return authenticationv1.UserInfo{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
 			}
 			if err := checkBody(r, vc.body); err != nil {
-				return User{}, err
+				return authenticationv1.UserInfo{}, err
 			}
 			return vc.user, nil
 		}
 	}
 	c := &claims{}
 	if _, err := v.parser.ParseWithClaims(token, c, v.key); err != nil {
-		return User{}, classify(err)
+		return authenticationv1.UserInfo{}, classify(err)
 	}
 	if c.Subject == "" || c.IssuedAt == nil || c.Request == "" || c.Body == "" {
-		return User{}, fmt.Errorf("%w: no sub, iat, req or body", ErrInvalid)
+		return authenticationv1.UserInfo{}, fmt.Errorf("%w: no sub, iat, req or body", ErrInvalid)
 	}
 	if ttl := c.ExpiresAt.Sub(c.IssuedAt.Time); ttl > v.maxTTL {
-		return User{}, fmt.Errorf("%w: lifetime %v exceeds %v", ErrExpired, ttl, v.maxTTL)
+		return authenticationv1.UserInfo{}, fmt.Errorf("%w: lifetime %v exceeds %v", ErrExpired, ttl, v.maxTTL)
 	}
 	if c.Request != requestBinding(r) {
-		return User{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
+		return authenticationv1.UserInfo{}, fmt.Errorf("%w: issued for another method, path or query", ErrWrongRequest)
 	}
 	if err := checkBody(r, c.Body); err != nil {
-		return User{}, err
+		return authenticationv1.UserInfo{}, err
 	}
 	if once {
 		if c.ID == "" {
-			return User{}, fmt.Errorf("%w: a write's assertion without jti", ErrInvalid)
+			return authenticationv1.UserInfo{}, fmt.Errorf("%w: a write's assertion without jti", ErrInvalid)
 		}
 		// Remembered as long as the parser would accept it, and a second
 		// more: exp has whole seconds.
 		if err := v.spent.use(c.ID, c.ExpiresAt.Add(v.leeway+time.Second), now); err != nil {
-			return User{}, err
+			return authenticationv1.UserInfo{}, err
 		}
 		return c.user(), nil
 	}

@@ -22,11 +22,11 @@ func TestRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newSigner(t, key, testIssuer)
 			v := newVerifier(t, t0, key.Public())
-			token := sign(t, s, testAudience, request("GET", target))
+			token := sign(t, s, testAudience, httpRequest("GET", target))
 			if alg := header(t, token)["alg"]; alg != name {
 				t.Errorf("alg %v, want %s", alg, name)
 			}
-			got, err := v.Verify(token, request("GET", target))
+			got, err := v.Verify(token, httpRequest("GET", target))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +39,7 @@ func TestRoundTrip(t *testing.T) {
 
 func TestClaims(t *testing.T) {
 	s := newSigner(t, newECKey(t), testIssuer)
-	c := payload(t, sign(t, s, testAudience, request("GET", target)))
+	c := payload(t, sign(t, s, testAudience, httpRequest("GET", target)))
 	for claim, want := range map[string]any{
 		"iss": testIssuer, "sub": "alice", "aud": []any{testAudience}, "uid": "uid-1",
 		"iat": float64(t0.Unix()), "nbf": float64(t0.Unix()), "exp": float64(t0.Add(DefaultTTL).Unix()),
@@ -59,7 +59,7 @@ func TestVerifyRejects(t *testing.T) {
 	key := newECKey(t)
 	s := newSigner(t, key, testIssuer)
 	v := newVerifier(t, t0, key.Public())
-	good := func() string { return sign(t, s, testAudience, request("GET", target)) }
+	good := func() string { return sign(t, s, testAudience, httpRequest("GET", target)) }
 	leeway := DefaultLeeway
 
 	cases := []struct {
@@ -74,16 +74,16 @@ func TestVerifyRejects(t *testing.T) {
 		{name: "tampered payload", token: func() string { return tamper(t, good(), "sub", "admin") }, want: ErrInvalid},
 		{name: "tampered groups", token: func() string { return tamper(t, good(), "groups", []string{"system:masters"}) }, want: ErrInvalid},
 		{name: "wrong key", token: func() string {
-			return sign(t, newSigner(t, newECKey(t), testIssuer), testAudience, request("GET", target))
+			return sign(t, newSigner(t, newECKey(t), testIssuer), testAudience, httpRequest("GET", target))
 		}, want: ErrInvalid},
 		{name: "wrong key under the right kid", token: func() string {
 			return resign(t, good(), jwt.SigningMethodES256, newECKey(t))
 		}, want: ErrInvalid},
 		{name: "expired", token: good, verifier: newVerifier(t, t0.Add(DefaultTTL+leeway+time.Second), key.Public()), want: ErrExpired},
 		{name: "not yet valid", token: good, verifier: newVerifier(t, t0.Add(-leeway-time.Second), key.Public()), want: ErrNotYetValid},
-		{name: "wrong audience", token: func() string { return sign(t, s, "admission", request("GET", target)) }, want: ErrWrongAudience},
+		{name: "wrong audience", token: func() string { return sign(t, s, "admission", httpRequest("GET", target)) }, want: ErrWrongAudience},
 		{name: "wrong issuer", token: func() string {
-			return sign(t, newSigner(t, key, "someone-else"), testAudience, request("GET", target))
+			return sign(t, newSigner(t, key, "someone-else"), testAudience, httpRequest("GET", target))
 		}, want: ErrWrongIssuer},
 		{name: "alg none", token: func() string {
 			return resign(t, good(), jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType)
@@ -99,13 +99,13 @@ func TestVerifyRejects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return sign(t, long, testAudience, request("GET", target))
+			return sign(t, long, testAudience, httpRequest("GET", target))
 		}, want: ErrExpired},
 		{name: "replay to another path", token: good, request: "GET /api/v1/namespaces/default/secrets?labelSelector=app%3Dweb&limit=10", want: ErrWrongRequest},
 		{name: "replay with another method", token: good, request: "DELETE " + target, want: ErrWrongRequest},
 		{name: "replay with another query", token: good, request: "GET /api/v1/namespaces/default/pods?limit=10", want: ErrWrongRequest},
 		{name: "replay to an escaped slash", token: func() string {
-			return sign(t, s, testAudience, request("GET", "/api/v1/namespaces/a/b"))
+			return sign(t, s, testAudience, httpRequest("GET", "/api/v1/namespaces/a/b"))
 		}, request: "GET /api/v1/namespaces/a%2Fb", want: ErrWrongRequest},
 	}
 	for _, tc := range cases {
@@ -118,7 +118,7 @@ func TestVerifyRejects(t *testing.T) {
 			if tc.request != "" {
 				method, url, _ = strings.Cut(tc.request, " ")
 			}
-			_, err := verifier.Verify(tc.token(), request(method, url))
+			_, err := verifier.Verify(tc.token(), httpRequest(method, url))
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)
 			}
@@ -128,8 +128,8 @@ func TestVerifyRejects(t *testing.T) {
 
 func TestBindingIgnoresQueryEncoding(t *testing.T) {
 	key := newEdKey(t)
-	token := sign(t, newSigner(t, key, testIssuer), testAudience, request("GET", "/api/v1/pods?watch=1&labelSelector=a%3Db"))
-	if _, err := newVerifier(t, t0, key.Public()).Verify(token, request("GET", "/api/v1/pods?labelSelector=a=b&watch=1")); err != nil {
+	token := sign(t, newSigner(t, key, testIssuer), testAudience, httpRequest("GET", "/api/v1/pods?watch=1&labelSelector=a%3Db"))
+	if _, err := newVerifier(t, t0, key.Public()).Verify(token, httpRequest("GET", "/api/v1/pods?labelSelector=a=b&watch=1")); err != nil {
 		t.Fatalf("same query, other order and escaping: %v", err)
 	}
 }
@@ -139,11 +139,11 @@ func TestKeyRotation(t *testing.T) {
 	both := newVerifier(t, t0, oldKey.Public(), newKey.Public())
 	onlyNew := newVerifier(t, t0, newKey.Public())
 	for name, key := range map[string]crypto.Signer{"old": oldKey, "new": newKey} {
-		token := sign(t, newSigner(t, key, testIssuer), testAudience, request("GET", target))
-		if _, err := both.Verify(token, request("GET", target)); err != nil {
+		token := sign(t, newSigner(t, key, testIssuer), testAudience, httpRequest("GET", target))
+		if _, err := both.Verify(token, httpRequest("GET", target)); err != nil {
 			t.Errorf("%s key during rotation: %v", name, err)
 		}
-		_, err := onlyNew.Verify(token, request("GET", target))
+		_, err := onlyNew.Verify(token, httpRequest("GET", target))
 		if wantOK := name == "new"; (err == nil) != wantOK || (err != nil && !errors.Is(err, ErrInvalid)) {
 			t.Errorf("%s key after rotation: %v", name, err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
@@ -48,7 +49,7 @@ func NewRequests(r prometheus.Registerer, component string, served Catalog) *Req
 func (m *Requests) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Attached, so that the stages after this one parse nothing.
-		info, r := requestinfo.Attach(r)
+		info, r := request.AttachInfo(r)
 		// As kube's gauge, which is its in-flight limiter's: watches and
 		// other long-running requests are not counted, or one informer
 		// would look like load for as long as it runs.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -75,10 +74,10 @@ func (d Delegate) Reviewers() (authn.Authenticator, authz.Authorizer, error) {
 }
 
 // Authorize is middleware asking access whether the user authentication
-// put in the context (authn.UserFrom) may make the request: its verb and
+// put in the context (request.UserFrom) may make the request: its verb and
 // resource, or its path when it names none.
 func Authorize(access authz.Authorizer) (func(http.Handler) http.Handler, error) {
-	return authz.WithAuthorization(access, authz.MiddlewareConfig{UserFrom: userFrom})
+	return authz.WithAuthorization(access, authz.MiddlewareConfig{})
 }
 
 // refuseAll is the guard of a backend given no API to ask: nobody can be
@@ -88,12 +87,4 @@ func refuseAll(http.Handler) http.Handler {
 		apierror.Write(w, apierrors.NewForbidden(schema.GroupResource{}, "",
 			errors.New("this server was given no --kubeconfig to check who may read "+r.URL.Path)))
 	})
-}
-
-func userFrom(r *http.Request) (authenticationv1.UserInfo, bool) {
-	u, ok := authn.UserFrom(r.Context())
-	if !ok {
-		return authenticationv1.UserInfo{}, false
-	}
-	return *u, true
 }

@@ -1,11 +1,11 @@
 // Package requestinfo derives what a Kubernetes API request is about (verb,
 // API group and version, resource, subresource, namespace, name) from its
 // method, path and query, the way kube-apiserver does, so that every
-// kubesplit service reads a URL the same way.
+// kubesplit service reads a URL the same way. pkg/request carries what it
+// read from one stage of a request to the next.
 package requestinfo
 
 import (
-	"context"
 	"net/http"
 	"strings"
 )
@@ -166,37 +166,4 @@ func splitPath(path string) []string {
 		return nil
 	}
 	return strings.Split(path, "/")
-}
-
-type contextKey struct{}
-
-// WithInfo returns a context carrying info.
-func WithInfo(ctx context.Context, info *Info) context.Context {
-	return context.WithValue(ctx, contextKey{}, info)
-}
-
-// From returns the Info a context carries.
-func From(ctx context.Context) (*Info, bool) {
-	info, ok := ctx.Value(contextKey{}).(*Info)
-	return info, ok
-}
-
-// Of is the Info an earlier middleware attached to r (see Attach), or r's
-// own, parsed now: a request's URL is read once however many stages ask.
-func Of(r *http.Request) *Info {
-	if info, ok := From(r.Context()); ok && info != nil {
-		return info
-	}
-	return New(r)
-}
-
-// Attach returns r's Info and a request whose context carries it, parsing
-// only when no earlier middleware did, so that every later stage's Of
-// reuses it.
-func Attach(r *http.Request) (*Info, *http.Request) {
-	if info, ok := From(r.Context()); ok && info != nil {
-		return info, r
-	}
-	info := New(r)
-	return info, r.WithContext(WithInfo(r.Context(), info))
 }

@@ -61,7 +61,7 @@ func Outside(rc *rest.Config) (Middleware, error) {
 
 // outsideOf authenticates the caller (certificate, then token), authorizes
 // the request it makes, and hands next a request that carries the caller
-// as identity.UserFrom reads it, as the internal path would.
+// where the internal path's identity.Require puts it (request.UserFrom).
 func outsideOf(d observe.Delegate) (Middleware, error) {
 	tokens, access, err := d.Reviewers()
 	if err != nil {
@@ -73,19 +73,15 @@ func outsideOf(d observe.Delegate) (Middleware, error) {
 	}
 	authenticate := authn.WithClientCertificates(authn.WithAuthentication(tokens, authn.Options{}), nil)
 	return func(next http.Handler) http.Handler {
-		return authenticate(authorize(asIdentity(next)))
+		return authenticate(authorize(withoutIdentityHeaders(next)))
 	}, nil
 }
 
-// asIdentity puts the authenticated caller where handlers behind the
-// internal path find theirs, and strips identity headers, as
-// identity.Require does.
-func asIdentity(next http.Handler) http.Handler {
+// withoutIdentityHeaders strips identity headers, as identity.Require
+// does, so that nothing behind either path can trust one by mistake.
+func withoutIdentityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		identity.StripIdentityHeaders(r.Header)
-		if u, ok := authn.UserFrom(r.Context()); ok {
-			r = r.WithContext(identity.WithUser(r.Context(), identity.FromUserInfo(*u)))
-		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/observe"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
@@ -70,8 +71,8 @@ func stage(t *testing.T, api *fakeAPI, ca *x509.CertPool) (tlsSrv, plain *httpte
 		t.Fatal(err)
 	}
 	h := Accept(internalMarker, outside)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := identity.UserFrom(r.Context())
-		w.Header().Set("X-User", u.Name)
+		u, _ := request.UserFrom(r.Context())
+		w.Header().Set("X-User", u.Username)
 		w.Header().Set("X-Authorization", r.Header.Get("Authorization"))
 	}))
 	tlsSrv = httptest.NewUnstartedServer(h)

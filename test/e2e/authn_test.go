@@ -71,7 +71,7 @@ func authnRecognises(t *testing.T, an *framework.Authn, signer *identity.Signer,
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if err := signer.SetHeader(req, identity.User{Name: "system:kubesplit:aggregator"}, "authn"); err != nil {
+	if err := signer.SetHeader(req, authenticationv1.UserInfo{Username: "system:kubesplit:aggregator"}, "authn"); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
@@ -202,7 +203,7 @@ const bobReview = `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccess
 func untilAuthzDenies(t *testing.T, az *framework.Authz, signer *identity.Signer, timeout time.Duration) bool {
 	t.Helper()
 	c := &http.Client{
-		Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "system:kubesplit:aggregator"}, "authz"),
+		Transport: signer.Transport(http.DefaultTransport, authenticationv1.UserInfo{Username: "system:kubesplit:aggregator"}, "authz"),
 		Timeout:   5 * time.Second,
 	}
 	tick := time.NewTicker(2 * time.Millisecond)

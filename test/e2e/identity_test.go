@@ -11,6 +11,8 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // TestRegistryRequiresIdentity runs the registry as it runs behind the
@@ -25,7 +27,7 @@ func TestRegistryRequiresIdentity(t *testing.T) {
 	}
 	r := framework.StartRegistryWithIdentity(t, pubPath)
 	aggregator := signerFromFile(t, privPath)
-	admin := identity.User{Name: "admin", Groups: []string{"system:masters"}}
+	admin := authenticationv1.UserInfo{Username: "admin", Groups: []string{"system:masters"}}
 
 	if err := identity.GenerateKeyFiles(filepath.Join(dir, "other.key"), filepath.Join(dir, "other.pub")); err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -168,7 +169,7 @@ func signing(t *testing.T, key *ecdsa.PrivateKey, issuer, audience string) *http
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: pkgadmission.RegistryUser}, audience)}
+	return &http.Client{Transport: signer.Transport(http.DefaultTransport, authenticationv1.UserInfo{Username: pkgadmission.RegistryUser}, audience)}
 }
 
 // Only the registry's assertion opens the webhooks; health needs none.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
-	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
 )
 
 // startAudit opens the audit log when one is configured and returns the
@@ -22,6 +21,6 @@ func (s *Server) startAudit(cfg Config) (audit.Filters, error) {
 	}
 	s.audit = audit.NewFileBackend(audit.FileConfig{Path: cfg.Audit.LogPath, MaxSizeMB: cfg.Audit.MaxSizeMB,
 		MaxBackups: cfg.Audit.MaxBackups, MaxAgeDays: cfg.Audit.MaxAgeDays, BufferSize: cfg.Audit.BufferSize, Log: cfg.Log})
-	return audit.NewFilters(audit.Config{Policy: policy, Backend: s.audit, UserFrom: userFrom,
-		AuditID: filters.RequestIDFrom, LongRunning: requestinfo.IsLongRunning})
+	return audit.NewFilters(audit.Config{Policy: policy, Backend: s.audit,
+		LongRunning: requestinfo.IsLongRunning})
 }

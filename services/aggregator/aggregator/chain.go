@@ -3,14 +3,13 @@ package aggregator
 import (
 	"net/http"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
-	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
@@ -46,7 +45,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{UserFrom: userFrom,
+	authorize, err := authz.WithAuthorization(s.authorizer, authz.MiddlewareConfig{
 		OnDecision: func(r *http.Request, d authz.Decision, reason string) {
 			annotateDecision(r, d, reason)
 			s.metrics.authorized(d)
@@ -100,8 +99,8 @@ func concurrencyLimits(cfg Config, fc utilflowcontrol.Interface) (*filters.InFli
 // can be looked up.
 func withTraceAttributes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, _ := userFrom(r)
-		info, _ := requestinfo.From(r.Context())
+		user, _ := request.UserFrom(r.Context())
+		info, _ := request.InfoFrom(r.Context())
 		tracing.Describe(r.Context(), r.Method, info, user.Username)
 		if v := tracing.Response(r.Context()); v != "" {
 			w.Header().Set("Traceresponse", v)
@@ -121,13 +120,4 @@ func annotateDecision(r *http.Request, d authz.Decision, reason string) {
 	if reason != "" {
 		audit.Annotate(r.Context(), "authorization.k8s.io/reason", reason)
 	}
-}
-
-// userFrom reads the user authentication (or impersonation) put on r.
-func userFrom(r *http.Request) (authenticationv1.UserInfo, bool) {
-	u, ok := authn.UserFrom(r.Context())
-	if !ok {
-		return authenticationv1.UserInfo{}, false
-	}
-	return *u, true
 }

@@ -99,14 +99,14 @@ func TestClientCertificates(t *testing.T) {
 		code   int
 		substr string
 	}{
-		{"certificate user", alice, "", nil, 200, `"Name":"alice","UID":"","Groups":["team-a","team-b","system:authenticated"]`},
-		{"certificate before token", alice, "admintok", nil, 200, `"Name":"alice"`},
-		{"certificate before a bad token", alice, "nope", nil, 200, `"Name":"alice"`},
-		{"no common name: the token decides", noCN, "admintok", nil, 200, `"Name":"admin"`},
+		{"certificate user", alice, "", nil, 200, `"username":"alice","groups":["team-a","team-b","system:authenticated"]`},
+		{"certificate before token", alice, "admintok", nil, 200, `"username":"alice"`},
+		{"certificate before a bad token", alice, "nope", nil, 200, `"username":"alice"`},
+		{"no common name: the token decides", noCN, "admintok", nil, 200, `"username":"admin"`},
 		{"no common name and no token", noCN, "", nil, 401, "Unauthorized"},
-		{"no certificate: the token decides", plain, "admintok", nil, 200, `"Name":"admin"`},
+		{"no certificate: the token decides", plain, "admintok", nil, 200, `"username":"admin"`},
 		{"nothing", plain, "", nil, 401, "Unauthorized"},
-		{"the certificate user impersonates", alice, "", map[string]string{"Impersonate-User": "bob"}, 200, `"Name":"bob"`},
+		{"the certificate user impersonates", alice, "", map[string]string{"Impersonate-User": "bob"}, 200, `"username":"bob"`},
 	}
 	for _, tc := range cases {
 		code, body := get(t, tc.c, url, tc.token, tc.header) // get also checks HTTP/2

@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/health"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/apiservice"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
@@ -602,8 +602,7 @@ func apiServicesComplete(routes *discovery.Handler, ctrl *apiservice.Controller)
 // asked as the aggregator itself.
 func openAPIServed(registry discovery.Backend) func(context.Context) error {
 	s := newSharedErr(func(ctx context.Context) error {
-		u := selfUser.ToUserInfo()
-		resp, err := registry.Get(authn.WithUser(ctx, &u), "/openapi/v3")
+		resp, err := registry.Get(request.WithUser(ctx, selfUser), "/openapi/v3")
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // The impersonation headers kubectl --as, --as-group and --as-uid send.
@@ -44,12 +45,12 @@ func withImpersonation(a authz.Authorizer) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			caller, ok := authn.UserFrom(r.Context())
+			caller, ok := request.UserFrom(r.Context())
 			if !ok {
 				apierror.Write(w, apierrors.NewInternalError(errors.New("no user found for request")))
 				return
 			}
-			for _, attrs := range impersonationChecks(*caller, want) {
+			for _, attrs := range impersonationChecks(caller, want) {
 				res, err := a.Authorize(r.Context(), attrs)
 				switch {
 				case res.Decision == authz.DecisionAllow:
@@ -67,8 +68,7 @@ func withImpersonation(a authz.Authorizer) func(http.Handler) http.Handler {
 					r.Header.Del(name)
 				}
 			}
-			u := impersonatedUser(want)
-			next.ServeHTTP(w, r.WithContext(authn.WithUser(r.Context(), &u)))
+			next.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), impersonatedUser(want))))
 		})
 	}
 }

@@ -11,8 +11,8 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 
-	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // recordingAuthorizer allows what allow says and records every question.
@@ -71,10 +71,10 @@ func TestImpersonation(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			a := &recordingAuthorizer{allow: c.allow, err: c.err}
-			var got *authenticationv1.UserInfo
+			var got authenticationv1.UserInfo
 			var leaked bool
 			h := withImpersonation(a)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				got, _ = authn.UserFrom(r.Context())
+				got, _ = request.UserFrom(r.Context())
 				leaked = r.Header.Get("Impersonate-User") != ""
 			}))
 			req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces", nil)
@@ -83,7 +83,7 @@ func TestImpersonation(t *testing.T) {
 					req.Header.Add(k, v)
 				}
 			}
-			req = req.WithContext(authn.WithUser(req.Context(), &authenticationv1.UserInfo{Username: "alice"}))
+			req = req.WithContext(request.WithUser(req.Context(), authenticationv1.UserInfo{Username: "alice"}))
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, req)
 			if rec.Code != c.code {
@@ -105,7 +105,7 @@ func TestImpersonation(t *testing.T) {
 			if c.code != 200 {
 				return
 			}
-			if got == nil || got.Username != c.wantUser || !slices.Equal(got.Groups, c.groups) {
+			if got.Username != c.wantUser || !slices.Equal(got.Groups, c.groups) {
 				t.Errorf("user %+v, want %s in %v", got, c.wantUser, c.groups)
 			}
 			if leaked {

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/proxy"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
@@ -36,11 +36,11 @@ func newProxies(ups map[string]*upstream.Upstream, signer *identity.Signer, cfg 
 // signIdentity is a proxy's Decorate hook for upstream audience.
 func signIdentity(signer *identity.Signer, audience string) func(*http.Request) error {
 	return func(r *http.Request) error {
-		u, ok := authn.UserFrom(r.Context())
+		u, ok := request.UserFrom(r.Context())
 		if !ok {
 			return errors.New("no authenticated user on the request")
 		}
-		return signer.SetHeader(r, identity.FromUserInfo(*u), audience)
+		return signer.SetHeader(r, u, audience)
 	}
 }
 
@@ -58,8 +58,7 @@ func newAPIHandler(backends map[string]discovery.Backend) (http.Handler, *discov
 		// The merged /apis is shared by every caller, so it is fetched as
 		// the aggregator, not as whoever happened to trigger the fetch.
 		FetchContext: func(ctx context.Context) context.Context {
-			u := selfUser.ToUserInfo()
-			return authn.WithUser(ctx, &u)
+			return request.WithUser(ctx, selfUser)
 		},
 	})
 	if err != nil {

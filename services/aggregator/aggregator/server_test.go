@@ -18,6 +18,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -38,7 +39,7 @@ func backend(t *testing.T, dir, audience string, extra http.Handler) *httptest.S
 	mux := http.NewServeMux()
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	whoami := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, _ := identity.UserFrom(r.Context())
+		u, _ := request.UserFrom(r.Context())
 		if r.Header.Get("Authorization") != "" || r.Header.Get("X-Remote-User") != "" {
 			http.Error(w, "client credentials reached the backend", http.StatusTeapot)
 			return
@@ -136,9 +137,9 @@ func TestFusedComposition(t *testing.T) {
 		code              int
 		body              string
 	}{
-		{"admin reaches the registry as itself", "/api/v1/namespaces", "admintok", nil, 200, `"Name":"admin"`},
-		{"client identity headers are dropped", "/api/v1/namespaces", "admintok", map[string]string{"X-Remote-User": "root"}, 200, `"Name":"admin"`},
-		{"version goes to the registry", "/version", "admintok", nil, 200, `"Name":"admin"`},
+		{"admin reaches the registry as itself", "/api/v1/namespaces", "admintok", nil, 200, `"username":"admin"`},
+		{"client identity headers are dropped", "/api/v1/namespaces", "admintok", map[string]string{"X-Remote-User": "root"}, 200, `"username":"admin"`},
+		{"version goes to the registry", "/version", "admintok", nil, 200, `"username":"admin"`},
 		{"masters may impersonate", "/api/v1/namespaces", "admintok", map[string]string{"Impersonate-User": "alice"}, 403, `User \"alice\" cannot list`},
 		{"others are denied", "/api/v1/namespaces", "alicetok", nil, 403, `User \"alice\" cannot list`},
 		{"bad token", "/api/v1/namespaces", "nope", nil, 401, "Unauthorized"},
@@ -185,7 +186,7 @@ func TestSplitComposition(t *testing.T) {
 	// Answers are cached only while the stages' revision streams are live.
 	awaitTrusted(t, s)
 	c := httpsClient(t, dir)
-	if code, body := get(t, c, s.URL()+"/api/v1/namespaces", "caroltok", nil); code != 200 || !strings.Contains(body, `"Name":"carol"`) {
+	if code, body := get(t, c, s.URL()+"/api/v1/namespaces", "caroltok", nil); code != 200 || !strings.Contains(body, `"username":"carol"`) {
 		t.Errorf("carol listing namespaces: %d %s", code, body)
 	}
 	if code, body := get(t, c, s.URL()+"/api/v1/secrets", "caroltok", nil); code != 403 {

@@ -14,6 +14,8 @@ import (
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 
 	"github.com/kubesplit/kubesplit/pkg/tracing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // The upstream names: each is also the audience of the assertions sent
@@ -29,7 +31,7 @@ const (
 // selfUser is who the aggregator asserts it is when it calls an upstream
 // on its own behalf (webhook reviews, the merged /apis): a name nobody can
 // obtain a token for.
-var selfUser = identity.User{Name: "system:kubesplit:aggregator", Groups: []string{"system:authenticated"}}
+var selfUser = authenticationv1.UserInfo{Username: "system:kubesplit:aggregator", Groups: []string{"system:authenticated"}}
 
 // startUpstreams creates and starts the configured upstreams, by name;
 // they run until ctx is done.

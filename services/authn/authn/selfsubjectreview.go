@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
@@ -30,7 +30,7 @@ func selfSubjectReviewHandler(w http.ResponseWriter, r *http.Request) {
 		apierror.Write(w, err)
 		return
 	}
-	u, ok := identity.UserFrom(r.Context())
+	u, ok := request.UserFrom(r.Context())
 	if !ok {
 		apierror.Write(w, apierrors.NewUnauthorized("no identity assertion"))
 		return
@@ -38,7 +38,7 @@ func selfSubjectReviewHandler(w http.ResponseWriter, r *http.Request) {
 	out := authenticationv1.SelfSubjectReview{
 		TypeMeta:   metav1.TypeMeta{Kind: "SelfSubjectReview", APIVersion: authenticationv1.SchemeGroupVersion.String()},
 		ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.Now()},
-		Status:     authenticationv1.SelfSubjectReviewStatus{UserInfo: u.ToUserInfo()},
+		Status:     authenticationv1.SelfSubjectReviewStatus{UserInfo: u},
 	}
 	webhook.WriteJSON(w, http.StatusCreated, out)
 }

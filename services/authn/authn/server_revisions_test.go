@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/revision"
 )
 
@@ -22,7 +22,7 @@ func TestServerRevisionsFollowDeletions(t *testing.T) {
 	if code, body := do(t, req); code != http.StatusUnauthorized {
 		t.Errorf("stream without assertion = %d %s, want 401", code, body)
 	}
-	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, Audience)}
+	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, authenticationv1.UserInfo{Username: "agg"}, Audience)}
 	resp, err := signed.Get(s.URL() + revision.Path)
 	if err != nil {
 		t.Fatal(err)

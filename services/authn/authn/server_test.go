@@ -54,7 +54,7 @@ func testServer(t *testing.T) (*Server, *identity.Signer, *fake.Clientset) {
 
 // post sends body to path as the aggregator would, asserting u (no
 // assertion when signer is nil).
-func post(t *testing.T, s *Server, signer *identity.Signer, u identity.User, path string, body any) (int, []byte) {
+func post(t *testing.T, s *Server, signer *identity.Signer, u authenticationv1.UserInfo, path string, body any) (int, []byte) {
 	t.Helper()
 	data, err := json.Marshal(body)
 	if err != nil {
@@ -91,7 +91,7 @@ func do(t *testing.T, req *http.Request) (int, []byte) {
 // and sees the token stop working as soon as the watch reports it.
 func TestTokenLifecycle(t *testing.T) {
 	s, signer, client := testServer(t)
-	aggregator := identity.User{Name: "system:kubesplit:aggregator"}
+	aggregator := authenticationv1.UserInfo{Username: "system:kubesplit:aggregator"}
 	waitReady(t, s)
 
 	code, body := post(t, s, signer, aggregator, "/api/v1/namespaces/default/serviceaccounts/robot/token",
@@ -132,7 +132,7 @@ func TestTokenLifecycle(t *testing.T) {
 // and the issuer's discovery documents do not.
 func TestRequiresAssertion(t *testing.T) {
 	s, signer, _ := testServer(t)
-	if code, body := post(t, s, nil, identity.User{}, "/apis/authentication.k8s.io/v1/tokenreviews", authenticationv1.TokenReview{}); code != http.StatusUnauthorized {
+	if code, body := post(t, s, nil, authenticationv1.UserInfo{}, "/apis/authentication.k8s.io/v1/tokenreviews", authenticationv1.TokenReview{}); code != http.StatusUnauthorized {
 		t.Errorf("TokenReview without assertion = %d %s, want 401", code, body)
 	}
 	for _, path := range []string{"/healthz", "/livez", "/.well-known/openid-configuration", "/openid/v1/jwks"} {
@@ -141,7 +141,7 @@ func TestRequiresAssertion(t *testing.T) {
 			t.Errorf("GET %s = %d %s, want 200", path, code, body)
 		}
 	}
-	alice := identity.User{Name: "alice", Groups: []string{"dev", "system:authenticated"}}
+	alice := authenticationv1.UserInfo{Username: "alice", Groups: []string{"dev", "system:authenticated"}}
 	code, body := post(t, s, signer, alice, SelfSubjectReviewPath, authenticationv1.SelfSubjectReview{
 		TypeMeta: metav1.TypeMeta{Kind: "SelfSubjectReview", APIVersion: "authentication.k8s.io/v1"},
 	})

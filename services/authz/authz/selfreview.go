@@ -10,7 +10,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/authz"
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // Where kube-apiserver serves the reviews a user asks about itself
@@ -51,12 +51,12 @@ func newSelfSubjectAccessReviewHandler(a authz.Authorizer) http.Handler {
 // callerOf is the user the aggregator asserted for r; without one (a
 // route set up without identity.Require) it has written 401.
 func callerOf(w http.ResponseWriter, r *http.Request) (authenticationv1.UserInfo, bool) {
-	u, ok := identity.UserFrom(r.Context())
+	u, ok := request.UserFrom(r.Context())
 	if !ok {
 		apierror.Write(w, apierrors.NewUnauthorized("no asserted caller on the request"))
 		return authenticationv1.UserInfo{}, false
 	}
-	return u.ToUserInfo(), true
+	return u, true
 }
 
 // selfAttributes asks about user doing what spec names.

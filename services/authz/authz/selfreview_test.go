@@ -44,7 +44,7 @@ func selfServer(t *testing.T, e engines) (string, *http.Client) {
 	}
 	srv := httptest.NewServer(routes(e, v, nil, http.NotFoundHandler()))
 	t.Cleanup(srv.Close)
-	alice := identity.User{Name: "alice", Groups: []string{"devs"}}
+	alice := authenticationv1.UserInfo{Username: "alice", Groups: []string{"devs"}}
 	return srv.URL, &http.Client{Transport: signer.Transport(http.DefaultTransport, alice, Audience)}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
@@ -96,7 +97,7 @@ func TestServerRevisionsRequireAssertion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, Audience)}
+	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, authenticationv1.UserInfo{Username: "agg"}, Audience)}
 	resp, err = signed.Get(srv.URL() + revision.Path)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
@@ -43,12 +44,12 @@ func TestServerRequiresAssertion(t *testing.T) {
 	if code := post(t, http.DefaultClient, srv.URL(), nil); code != http.StatusUnauthorized {
 		t.Errorf("review without assertion = %d, want 401", code)
 	}
-	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, Audience)}
+	signed := &http.Client{Transport: signer.Transport(http.DefaultTransport, authenticationv1.UserInfo{Username: "agg"}, Audience)}
 	var got authorizationv1.SubjectAccessReview
 	if code := post(t, signed, srv.URL(), &got); code != http.StatusCreated || !got.Status.Allowed {
 		t.Errorf("signed review = %d %+v, want 201 allowed", code, got.Status)
 	}
-	other := &http.Client{Transport: signer.Transport(http.DefaultTransport, identity.User{Name: "agg"}, "registry")}
+	other := &http.Client{Transport: signer.Transport(http.DefaultTransport, authenticationv1.UserInfo{Username: "agg"}, "registry")}
 	if code := post(t, other, srv.URL(), nil); code != http.StatusUnauthorized {
 		t.Errorf("review with an assertion for another audience = %d, want 401", code)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/registry/internal/handler"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
 )
 
 // Admission is the admission stage every write passes: the mutating and
@@ -63,7 +65,7 @@ func RemoteAdmission(cfg RemoteAdmissionConfig) (Admission, error) {
 		}
 		transport = t
 	}
-	signed := signer.Transport(transport, identity.User{Name: admission.RegistryUser}, admission.Audience)
+	signed := signer.Transport(transport, authenticationv1.UserInfo{Username: admission.RegistryUser}, admission.Audience)
 	client := &http.Client{Transport: tracing.Transport(cfg.Stages.Transport("admission", signed))}
 	base := strings.TrimSuffix(cfg.URL, "/")
 	mutating, err := admission.NewWebhookClient(admission.WebhookConfig{URL: base + admission.MutatingPath, HTTPClient: client, Timeout: cfg.Timeout})

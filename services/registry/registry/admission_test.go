@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // signedAdmission is an admission service that accepts only reviews
@@ -31,9 +32,9 @@ func newSignedAdmission(t *testing.T, pubFile string) *signedAdmission {
 	s := &signedAdmission{}
 	s.trust(t, pubFile)
 	admit := admission.AdmitterFunc(func(ctx context.Context, a *admission.Attributes) (*admission.Result, error) {
-		u, _ := identity.UserFrom(ctx)
+		u, _ := request.UserFrom(ctx)
 		s.mu.Lock()
-		s.callers = append(s.callers, u.Name)
+		s.callers = append(s.callers, u.Username)
 		s.mu.Unlock()
 		return admission.Allow(), nil
 	})

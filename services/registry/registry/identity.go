@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"net/http"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
@@ -13,7 +14,7 @@ import (
 
 // loopbackUser is who the registry's own bootstrap and controllers act as
 // when they call its API, as kube-apiserver's loopback client is.
-var loopbackUser = identity.User{Name: "system:apiserver", Groups: []string{"system:masters", "system:authenticated"}}
+var loopbackUser = authenticationv1.UserInfo{Username: "system:apiserver", Groups: []string{"system:masters", "system:authenticated"}}
 
 // trust decides whom the registry believes: nobody needs to prove anything
 // in insecure mode; otherwise the aggregator's keys and a key of the

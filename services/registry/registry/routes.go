@@ -17,7 +17,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
-	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
@@ -58,7 +58,7 @@ func (s *Server) routes(disc, openapi http.Handler) http.Handler {
 	guarded.Get("/version", serveVersion)
 	guarded.Handle("/openapi/*", openapi)
 	api := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if requestinfo.Of(req).IsResourceRequest {
+		if request.InfoOf(req).IsResourceRequest {
 			s.handler.ServeHTTP(w, req)
 			return
 		}

@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/transport"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
-	"github.com/kubesplit/kubesplit/pkg/authn"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/proxy"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 )
@@ -140,7 +140,7 @@ func checkHeader() http.Header {
 // impersonation) in the front-proxy headers, as kube's aggregator sends
 // them. The proxy has stripped whatever the client sent in them.
 func setUserHeaders(r *http.Request) error {
-	u, ok := authn.UserFrom(r.Context())
+	u, ok := request.UserFrom(r.Context())
 	if !ok {
 		return errors.New("no authenticated user on the request")
 	}

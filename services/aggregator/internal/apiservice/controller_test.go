@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/polltest"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // TestAPIServiceProxiesWithFrontProxyIdentity: an APIService with a
@@ -40,7 +40,7 @@ func TestAPIServiceProxiesWithFrontProxyIdentity(t *testing.T) {
 		t.Fatalf("routes = %+v, want wardle.example.com/v1alpha1 with its priorities", svc)
 	}
 
-	rec := proxyAs(svc.Backend, &authenticationv1.UserInfo{
+	rec := proxyAs(svc.Backend, authenticationv1.UserInfo{
 		Username: "alice", UID: "uid-alice", Groups: []string{"team-a", "system:authenticated"},
 		Extra: map[string]authenticationv1.ExtraValue{"scopes.example.com/Team": {"x", "y"}},
 	})
@@ -65,19 +65,19 @@ func TestAPIServiceProxiesWithFrontProxyIdentity(t *testing.T) {
 	if got := availableOf(t, client, "v1alpha1.wardle.example.com"); got.Reason != reasonFailed {
 		t.Errorf("Available = %+v, want reason %s", got, reasonFailed)
 	}
-	if rec := proxyAs(svc.Backend, &authenticationv1.UserInfo{Username: "alice"}); rec.Code != http.StatusServiceUnavailable {
+	if rec := proxyAs(svc.Backend, authenticationv1.UserInfo{Username: "alice"}); rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("request to a stopped backend: %d %s, want 503", rec.Code, rec.Body)
 	}
 }
 
 // proxyAs sends a GET through b as user, with identity headers of the
 // client's own that must not reach the backend.
-func proxyAs(b http.Handler, user *authenticationv1.UserInfo) *httptest.ResponseRecorder {
+func proxyAs(b http.Handler, user authenticationv1.UserInfo) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", nil)
 	req.Header.Set("X-Remote-User", "mallory")
 	req.Header.Set("X-Remote-Extra-Forged", "1")
 	req.Header.Set("Authorization", "Bearer secret")
-	ctx, cancel := context.WithTimeout(authn.WithUser(req.Context(), user), waitLimit)
+	ctx, cancel := context.WithTimeout(request.WithUser(req.Context(), user), waitLimit)
 	defer cancel()
 	rec := httptest.NewRecorder()
 	b.ServeHTTP(rec, req.WithContext(ctx))
@@ -125,7 +125,7 @@ func TestInvalidBackendAndLocalAPIServices(t *testing.T) {
 		t.Fatal("the APIService with a bad caBundle is not routed")
 	}
 	// As any stage that cannot serve: 503 with Retry-After, so clients retry.
-	if rec := proxyAs(svc.Backend, &authenticationv1.UserInfo{Username: "alice"}); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+	if rec := proxyAs(svc.Backend, authenticationv1.UserInfo{Username: "alice"}); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
 		t.Errorf("bad caBundle: %d, Retry-After %q; want 503 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
 	}
 	if got := availableOf(t, client, "v1.apps"); got.Status != statusTrue || got.Reason != reasonLocal {

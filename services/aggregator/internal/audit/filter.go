@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
@@ -27,11 +28,6 @@ const TraceAnnotation = "trace.kubesplit.io/id"
 type Config struct {
 	Policy  *Policy
 	Backend *Backend
-	// UserFrom reads the user authentication (or impersonation) put on
-	// a request.
-	UserFrom func(*http.Request) (authenticationv1.UserInfo, bool)
-	// AuditID reads the request's id (the Audit-Id header's).
-	AuditID func(context.Context) (string, bool)
 	// LongRunning tells the requests (watches) whose response is
 	// recorded as it starts, at ResponseStarted, as well as at its end.
 	LongRunning func(*requestinfo.Info) bool
@@ -49,8 +45,8 @@ type Filters struct {
 
 // NewFilters checks cfg and returns its filters.
 func NewFilters(cfg Config) (Filters, error) {
-	if cfg.Policy == nil || cfg.Backend == nil || cfg.UserFrom == nil || cfg.AuditID == nil || cfg.LongRunning == nil {
-		return Filters{}, errors.New("audit: a policy, a backend, UserFrom, AuditID and LongRunning are required")
+	if cfg.Policy == nil || cfg.Backend == nil || cfg.LongRunning == nil {
+		return Filters{}, errors.New("audit: a policy, a backend and LongRunning are required")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -111,7 +107,7 @@ func (c *Config) around(next http.Handler) http.Handler {
 func (c *Config) afterAuthentication(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rec := recordFrom(r.Context()); rec != nil {
-			user, _ := c.UserFrom(r)
+			user, _ := request.UserFrom(r.Context())
 			c.begin(r, rec, user, true)
 		}
 		next.ServeHTTP(w, r)
@@ -121,7 +117,7 @@ func (c *Config) afterAuthentication(next http.Handler) http.Handler {
 func (c *Config) afterImpersonation(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rec := recordFrom(r.Context()); rec != nil && rec.ev != nil {
-			if user, ok := c.UserFrom(r); ok && user.Username != rec.ev.User.Username {
+			if user, ok := request.UserFrom(r.Context()); ok && user.Username != rec.ev.User.Username {
 				rec.ev.ImpersonatedUser = &user
 			}
 		}
@@ -132,7 +128,7 @@ func (c *Config) afterImpersonation(next http.Handler) http.Handler {
 // begin asks the policy about the request, as user, and records its
 // arrival when arrived says so.
 func (c *Config) begin(r *http.Request, rec *record, user authenticationv1.UserInfo, arrived bool) {
-	info := requestinfo.Of(r)
+	info := request.InfoOf(r)
 	rec.decided, rec.d, rec.long = true, c.Policy.decide(user, info), c.LongRunning(info)
 	if sensitive(info) && rec.d.level.atLeast(LevelRequest) {
 		rec.d.level = LevelMetadata
@@ -185,7 +181,7 @@ func (c *Config) emit(rec *record, ev *Event, stage Stage) {
 }
 
 func (c *Config) newEvent(r *http.Request, info *requestinfo.Info, user authenticationv1.UserInfo, rec *record) *Event {
-	id, _ := c.AuditID(r.Context())
+	id, _ := request.AuditIDFrom(r.Context())
 	ev := &Event{Kind: "Event", APIVersion: "audit.k8s.io/v1", Level: rec.d.level, AuditID: id,
 		RequestURI: r.RequestURI, Verb: info.Verb, User: user, SourceIPs: sourceIPs(r), UserAgent: r.UserAgent(),
 		RequestReceivedTimestamp: rec.received}

@@ -3,7 +3,6 @@ package audit
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -16,10 +15,9 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
-
-type userKey struct{}
 
 // memLog is a log file in memory.
 type memLog struct {
@@ -85,12 +83,7 @@ func newStack(t *testing.T, policy *Policy, handler http.Handler) *stack {
 	t.Helper()
 	log := &memLog{}
 	b := newBackend(log, 100, nil)
-	userFrom := func(r *http.Request) (authenticationv1.UserInfo, bool) {
-		u, ok := r.Context().Value(userKey{}).(authenticationv1.UserInfo)
-		return u, ok
-	}
-	f, err := NewFilters(Config{Policy: policy, Backend: b, UserFrom: userFrom,
-		AuditID:     func(context.Context) (string, bool) { return "id-1", true },
+	f, err := NewFilters(Config{Policy: policy, Backend: b,
 		LongRunning: func(info *requestinfo.Info) bool { return info.Verb == "watch" }})
 	if err != nil {
 		t.Fatal(err)
@@ -102,20 +95,21 @@ func newStack(t *testing.T, policy *Policy, handler http.Handler) *stack {
 				return
 			}
 			u := authenticationv1.UserInfo{Username: "alice", Groups: []string{"devs"}}
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+			next.ServeHTTP(w, r.WithContext(request.WithUser(r.Context(), u)))
 		})
 	}
 	impersonate := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if as := r.Header.Get("Impersonate-User"); as != "" {
-				r = r.WithContext(context.WithValue(r.Context(), userKey{}, authenticationv1.UserInfo{Username: as}))
+				r = r.WithContext(request.WithUser(r.Context(), authenticationv1.UserInfo{Username: as}))
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
-	withInfo := func(next http.Handler) http.Handler {
+	withInfo := func(next http.Handler) http.Handler { // as the aggregator's request id and info filters do
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(requestinfo.WithInfo(r.Context(), requestinfo.New(r))))
+			ctx := request.WithAuditID(r.Context(), "id-1")
+			next.ServeHTTP(w, r.WithContext(request.WithInfo(ctx, requestinfo.New(r))))
 		})
 	}
 	recovering := func(next http.Handler) http.Handler {

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
@@ -69,7 +70,7 @@ func WithMaxInFlight(l *InFlightLimiter) func(http.Handler) http.Handler {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			info, r := requestinfo.Attach(r)
+			info, r := request.AttachInfo(r)
 			if requestinfo.IsLongRunning(info) {
 				next.ServeHTTP(w, r)
 				return

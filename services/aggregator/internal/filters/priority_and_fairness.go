@@ -14,8 +14,8 @@ import (
 	fcrequest "k8s.io/apiserver/pkg/util/flowcontrol/request"
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
-	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/kubeuser"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
@@ -88,7 +88,7 @@ func (d *dispatch) note(fs *flowcontrol.FlowSchema, pl *flowcontrol.PriorityLeve
 }
 
 func (f *fairness) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	info, r := requestinfo.Attach(r)
+	info, r := request.AttachInfo(r)
 	watch := info.Verb == "watch"
 	if requestinfo.IsLongRunning(info) && !watch {
 		next.ServeHTTP(w, r)
@@ -97,8 +97,8 @@ func (f *fairness) serve(next http.Handler, w http.ResponseWriter, r *http.Reque
 	kinfo := kubeRequestInfo(info)
 	d := &dispatch{digest: utilflowcontrol.RequestDigest{RequestInfo: kinfo},
 		kr: r.WithContext(apirequest.WithRequestInfo(r.Context(), kinfo))}
-	if u, ok := authn.UserFrom(r.Context()); ok {
-		d.digest.User = kubeuser.FromUserInfo(*u)
+	if u, ok := request.UserFrom(r.Context()); ok {
+		d.digest.User = kubeuser.FromUserInfo(u)
 	}
 	var served bool
 	if watch {

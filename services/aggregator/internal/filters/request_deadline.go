@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
@@ -43,7 +44,7 @@ func WithRequestDeadline(timeout time.Duration) (func(http.Handler) http.Handler
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			info, r := requestinfo.Attach(r)
+			info, r := request.AttachInfo(r)
 			if requestinfo.IsLongRunning(info) {
 				next.ServeHTTP(w, r)
 				return

@@ -1,10 +1,11 @@
 package filters
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/google/uuid"
+
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // HeaderAuditID is the header carrying a request's id, kube's Audit-ID
@@ -14,7 +15,7 @@ const HeaderAuditID = "Audit-Id"
 
 // WithRequestID returns a middleware that gives every request an id, as
 // kube's WithAuditInit does: the Audit-ID the client sent, kept as it is, or
-// else a fresh UUID. The id is put in the request's context (RequestIDFrom)
+// else a fresh UUID. The id is put in the request's context (request.AuditIDFrom)
 // and echoed in the Audit-Id response header, unless an outer handler has
 // already set that header.
 func WithRequestID() func(http.Handler) http.Handler {
@@ -31,16 +32,7 @@ func withRequestID(newID func() string) func(http.Handler) http.Handler {
 			if w.Header().Get(HeaderAuditID) == "" {
 				w.Header().Set(HeaderAuditID, id)
 			}
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+			next.ServeHTTP(w, r.WithContext(request.WithAuditID(r.Context(), id)))
 		})
 	}
-}
-
-type requestIDKey struct{}
-
-// RequestIDFrom returns the id WithRequestID gave the request, false when
-// it did not run.
-func RequestIDFrom(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(requestIDKey{}).(string)
-	return id, ok
 }

@@ -3,11 +3,11 @@ package filters
 import (
 	"net/http"
 
-	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // WithRequestInfo returns a middleware that makes the request's
-// requestinfo.Info available to every later stage (requestinfo.From), so
+// requestinfo.Info available to every later stage (request.InfoOf), so
 // the URL is read once per request, not once per stage.
 //
 // The filters that need the info earlier (WithMaxInFlight and
@@ -16,7 +16,7 @@ import (
 func WithRequestInfo() func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_, r = requestinfo.Attach(r)
+			_, r = request.AttachInfo(r)
 			next.ServeHTTP(w, r)
 		})
 	}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
 // describeInfo answers with the request info the context carries.
 func describeInfo(w http.ResponseWriter, r *http.Request) {
-	info, ok := requestinfo.From(r.Context())
+	info, ok := request.InfoFrom(r.Context())
 	if !ok {
 		http.Error(w, "no request info in context", http.StatusInternalServerError)
 		return
@@ -44,7 +45,7 @@ func TestRequestInfoIsParsedOnce(t *testing.T) {
 	planted := &requestinfo.Info{Verb: "planted"}
 	plant := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r.WithContext(requestinfo.WithInfo(r.Context(), planted)))
+			next.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), planted)))
 		})
 	}
 	l, err := NewInFlightLimiter(MaxInFlightConfig{MaxRequests: 1, MaxMutating: 1})
@@ -56,7 +57,7 @@ func TestRequestInfoIsParsedOnce(t *testing.T) {
 		plant, WithMaxInFlight(l), mustDeadline(t, 0), WithRequestInfo(),
 	}, func(r chi.Router) {
 		r.Get("/api/v1/pods", func(w http.ResponseWriter, r *http.Request) {
-			info, _ := requestinfo.From(r.Context())
+			info, _ := request.InfoFrom(r.Context())
 			got <- info
 		})
 	})

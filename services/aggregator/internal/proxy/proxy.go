@@ -14,6 +14,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/upstream"
 
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 )
 
@@ -146,7 +147,7 @@ func isUpgrade(r *http.Request) bool {
 // isLongRunning applies the aggregator's own rule (requestinfo.IsLongRunning),
 // with the request info an earlier filter attached when there is one.
 func isLongRunning(r *http.Request) bool {
-	return requestinfo.IsLongRunning(requestinfo.Of(r))
+	return requestinfo.IsLongRunning(request.InfoOf(r))
 }
 
 // rewrite turns the client's request into the backend's: the endpoint's

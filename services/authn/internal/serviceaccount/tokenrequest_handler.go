@@ -13,7 +13,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/authn"
-	"github.com/kubesplit/kubesplit/pkg/requestinfo"
+	"github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // defaultMaxBodyBytes bounds a TokenRequest body; a real one is a few
@@ -91,7 +91,7 @@ func (h *tokenRequestHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) 
 // tokenPath reads the account's namespace and name from the request path,
 // and false when the path is not a token subresource.
 func tokenPath(r *http.Request) (namespace, name string, ok bool) {
-	info := requestinfo.Of(r)
+	info := request.InfoOf(r)
 	ok = info.IsResourceRequest && info.APIPrefix == "api" && info.APIGroup == "" && info.APIVersion == "v1" &&
 		info.Resource == "serviceaccounts" && info.Subresource == "token" && len(info.Parts) == 3 &&
 		info.Namespace != "" && info.Name != ""

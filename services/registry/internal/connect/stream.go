@@ -16,7 +16,7 @@ import (
 	"k8s.io/streaming/pkg/httpstream/wsstream"
 
 	"github.com/kubesplit/kubesplit/pkg/authz"
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 )
 
@@ -100,8 +100,8 @@ func (h *Handler) authorizeCreate(ctx context.Context, info *requestinfo.Info) e
 	if info.Verb == "create" {
 		return nil
 	}
-	user, _ := identity.UserFrom(ctx)
-	attrs := authz.FromRequestInfo(user.ToUserInfo(), info)
+	user, _ := request.UserFrom(ctx)
+	attrs := authz.FromRequestInfo(user, info)
 	attrs.Verb = "create"
 	forbidden := func(reason string) error {
 		// kube's ensureAuthorizedForVerb: the resource without its

@@ -15,7 +15,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/apierror"
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	apirequest "github.com/kubesplit/kubesplit/pkg/request"
 )
 
 // Admission is the admission stage every write passes (create, update,
@@ -129,8 +129,8 @@ func (q *request) attributes(rv *review) *admission.Attributes {
 		// namespace itself.
 		a.Namespace = rv.name
 	}
-	if u, ok := identity.UserFrom(q.r.Context()); ok {
-		a.UserInfo = u.ToUserInfo()
+	if u, ok := apirequest.UserFrom(q.r.Context()); ok {
+		a.UserInfo = u
 	}
 	return a
 }

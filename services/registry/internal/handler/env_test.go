@@ -12,10 +12,11 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	apirequest "github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )
@@ -62,7 +63,7 @@ func newEnvWith(t *testing.T, adm Admission) *env {
 	h := New(stores, adm)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if name := r.Header.Get("X-Test-User"); name != "" {
-			r = r.WithContext(identity.WithUser(r.Context(), identity.User{Name: name, Groups: []string{"testers"}}))
+			r = r.WithContext(apirequest.WithUser(r.Context(), authenticationv1.UserInfo{Username: name, Groups: []string{"testers"}}))
 		}
 		h.ServeHTTP(w, r)
 	}))

@@ -17,7 +17,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/apierror"
 	"github.com/kubesplit/kubesplit/pkg/authz"
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	apirequest "github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/requestinfo"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/registry/internal/connect"
@@ -107,7 +107,7 @@ func (h *Handler) storeOf(gr metav1.GroupResource) (*storage.Store, bool) {
 
 // ServeHTTP dispatches a resource request by verb.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	info := requestinfo.Of(r)
+	info := apirequest.InfoOf(r)
 	if !info.IsResourceRequest {
 		apierror.Write(w, apierrors.NewNotFound(schema.GroupResource{}, info.Path))
 		return
@@ -122,8 +122,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		apierror.Write(w, apierror.NotFoundPath(r.Method))
 		return
 	}
-	user, _ := identity.UserFrom(r.Context())
-	tracing.Describe(r.Context(), r.Method, info, user.Name)
+	user, _ := apirequest.UserFrom(r.Context())
+	tracing.Describe(r.Context(), r.Method, info, user.Username)
 	if refuse := s.Info().Refuse; refuse != nil {
 		if err := refuse(info.Verb, info.Name); err != nil {
 			apierror.Write(w, err)

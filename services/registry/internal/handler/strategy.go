@@ -3,7 +3,7 @@ package handler
 import (
 	"context"
 
-	"github.com/kubesplit/kubesplit/pkg/identity"
+	apirequest "github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/services/registry/internal/kubetype"
 )
 
@@ -17,11 +17,10 @@ func (q *request) strategyContext() context.Context {
 		Verb: q.info.Verb, Group: q.res.Group, Version: q.res.Version, Resource: q.res.Resource,
 		Subresource: q.info.Subresource, Namespace: q.info.Namespace, Name: q.info.Name,
 	}
-	if u, ok := identity.UserFrom(q.r.Context()); ok {
-		info := u.ToUserInfo()
-		r.User, r.UID, r.Groups = info.Username, info.UID, info.Groups
+	if u, ok := apirequest.UserFrom(q.r.Context()); ok {
+		r.User, r.UID, r.Groups = u.Username, u.UID, u.Groups
 		r.Extra = map[string][]string{}
-		for k, v := range info.Extra {
+		for k, v := range u.Extra {
 			r.Extra[k] = v
 		}
 	}
