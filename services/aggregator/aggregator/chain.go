@@ -3,13 +3,14 @@ package aggregator
 import (
 	"net/http"
 
+	"github.com/go-chi/chi/v5"
 	utilflowcontrol "k8s.io/apiserver/pkg/util/flowcontrol"
 
 	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/recovery"
-	"github.com/kubesplit/kubesplit/pkg/request"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
@@ -53,7 +54,10 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return filters.Chain(
+	// chi runs the first listed first: the list reads in the order a
+	// request meets it, unlike kube's DefaultBuildHandlerChain, which
+	// wraps the innermost first.
+	return chi.Chain(
 		tracing.Handler, // the server span: every later step is inside it
 		recovery.Middleware(cfg.Log),
 		filters.WithRequestID(),
@@ -64,14 +68,16 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 		bodyLimit,
 		s.audit.Around,
 		s.probes,
-		withAuthentication(cfg, s.authenticator, s.metrics.authenticated),
+		filters.WithAuthentication(filters.AuthenticationConfig{Authenticator: s.authenticator,
+			Anonymous: cfg.AnonymousAuth, ClientCertificates: cfg.ClientCAFile != "", OnResult: s.metrics.authenticated}),
 		s.audit.AfterAuthentication,
-		withImpersonation(s.authorizer),
+		filters.WithImpersonation(s.authorizer),
 		s.audit.AfterImpersonation,
 		fairness,
-		withTraceAttributes,
+		filters.WithTraceAttributes,
 		authorize,
-	)(s.api), nil
+		observe.Endpoints(s.metrics.gatherer(), nil), // /metrics and /debug/pprof, once authorized
+	).Handler(s.api), nil
 }
 
 // concurrencyLimits are the chain's two ways to bound the requests served
@@ -91,22 +97,6 @@ func concurrencyLimits(cfg Config, fc utilflowcontrol.Interface) (*filters.InFli
 	})
 	pass := func(next http.Handler) http.Handler { return next }
 	return limiter, pass, err
-}
-
-// withTraceAttributes names the request's span by its route and adds the
-// Kubernetes attributes and the user it acts as, and tells the client the
-// trace in W3C's traceresponse header, so that a failed request's trace
-// can be looked up.
-func withTraceAttributes(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, _ := request.UserFrom(r.Context())
-		info, _ := request.InfoFrom(r.Context())
-		tracing.Describe(r.Context(), r.Method, info, user.Username)
-		if v := tracing.Response(r.Context()); v != "" {
-			w.Header().Set("Traceresponse", v)
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // annotateDecision puts the authorization decision on the request's audit

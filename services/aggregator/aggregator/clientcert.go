@@ -3,9 +3,7 @@ package aggregator
 import (
 	"crypto/tls"
 	"fmt"
-	"net/http"
 
-	"github.com/kubesplit/kubesplit/pkg/authn"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
 
@@ -20,14 +18,4 @@ func serverTLSConfig(cfg Config, cert tls.Certificate) (*tls.Config, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return c, nil
-}
-
-// withAuthentication authenticates a verified client certificate first,
-// then the bearer token (or anonymous, or 401), as kube's union does.
-func withAuthentication(cfg Config, a authn.Authenticator, onResult func(*http.Request, string)) func(http.Handler) http.Handler {
-	byToken := authn.WithAuthentication(a, authn.Options{Anonymous: cfg.AnonymousAuth, OnResult: onResult})
-	if cfg.ClientCAFile == "" {
-		return byToken
-	}
-	return authn.WithClientCertificates(byToken, onResult)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/pkg/identity"
-	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/audit"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
@@ -115,7 +114,6 @@ func (s *Server) assemble(ctx context.Context, cfg Config, signer *identity.Sign
 	if err != nil {
 		return nil, err
 	}
-	api = observe.Endpoints(measured.gatherer(), nil)(api)
 	served := discovery.NewServed(routes, 0)
 	served.Fill()
 	measured.countRequests(served)

@@ -1,4 +1,4 @@
-package aggregator
+package filters
 
 import (
 	"errors"
@@ -27,13 +27,13 @@ const (
 	allServiceAccountsGroup = "system:serviceaccounts"
 )
 
-// withImpersonation returns a middleware that, when the request asks to
+// WithImpersonation returns a middleware that, when the request asks to
 // act as someone else, checks that the authenticated caller may
 // impersonate every part of that identity (verb "impersonate" on users or
 // serviceaccounts, groups, uids, userextras, as kube does), then puts the
 // impersonated user in the context for authorization and the upstreams.
 // Each check goes through a, so system:masters may impersonate anyone.
-func withImpersonation(a authz.Authorizer) func(http.Handler) http.Handler {
+func WithImpersonation(a authz.Authorizer) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			want, asked, err := requestedIdentity(r.Header)

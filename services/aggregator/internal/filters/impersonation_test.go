@@ -1,4 +1,4 @@
-package aggregator
+package filters
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func TestImpersonation(t *testing.T) {
 			a := &recordingAuthorizer{allow: c.allow, err: c.err}
 			var got authenticationv1.UserInfo
 			var leaked bool
-			h := withImpersonation(a)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := WithImpersonation(a)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				got, _ = request.UserFrom(r.Context())
 				leaked = r.Header.Get("Impersonate-User") != ""
 			}))
