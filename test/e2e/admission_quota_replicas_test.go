@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -57,7 +58,7 @@ func TestResourceQuotaAcrossAdmissionReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		var used int64
-		if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+		if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 			q, err := quotas.Get(c, "q", metav1.GetOptions{})
 			if err != nil {
 				return false, err
@@ -164,7 +165,7 @@ func waitUsed(t *testing.T, admin kubernetes.Interface, ns, name string, want in
 	t.Helper()
 	var used resource.Quantity
 	var ok bool
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		q, err := admin.CoreV1().ResourceQuotas(ns).Get(c, "q", metav1.GetOptions{})
 		if err != nil {
 			return false, err
