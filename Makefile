@@ -42,10 +42,11 @@ test: build kube-binaries
 conformance: build
 	@BIN=$(BIN) hack/conformance.sh
 
-## lint: formatting, vet, and go.work in sync with the modules
+## lint: formatting, vet, go.work in sync with the modules, and each module building and tidy on its own (hack/lint-modules.sh)
 lint: check-work
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@hack/lint-modules.sh
 
 ## check-work: fail when go.work does not list exactly the repository's modules
 check-work:

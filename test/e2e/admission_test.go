@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -62,7 +63,7 @@ func testNamespaceLifecycle(t *testing.T, s *framework.Stack, admin kubernetes.I
 	if err := admin.CoreV1().Namespaces().Delete(ctx(t), ns, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		n, err := admin.CoreV1().Namespaces().Get(c, ns, metav1.GetOptions{})
 		return err == nil && n.Status.Phase == corev1.NamespaceTerminating, nil
 	}) {
@@ -71,7 +72,7 @@ func testNamespaceLifecycle(t *testing.T, s *framework.Stack, admin kubernetes.I
 	// The admission stage learns of the phase from its informer: wait
 	// until a dry run (admitted, never stored) is refused before the write
 	// that must be.
-	if !eventually(t, admissionWait, func(context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(context.Context) (bool, error) {
 		_, err := kubectl(t, "create", "configmap", "probe", "-n", ns, "--dry-run=server")
 		return err != nil, nil
 	}) {
@@ -80,7 +81,7 @@ func testNamespaceLifecycle(t *testing.T, s *framework.Stack, admin kubernetes.I
 	// The namespace controller deletes the root CA publisher's ConfigMap,
 	// and nothing puts it back in a Terminating namespace: wait until it is
 	// gone, so that the snapshots see only the refused write.
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		_, err := admin.CoreV1().ConfigMaps(ns).Get(c, rootCAConfigMap, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	}) {
@@ -102,7 +103,7 @@ func testNamespaceLifecycle(t *testing.T, s *framework.Stack, admin kubernetes.I
 			t.Fatal(err)
 		}
 	}
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		_, err := admin.CoreV1().Namespaces().Get(c, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	}) {
@@ -150,7 +151,7 @@ func testLimitRanger(t *testing.T, admin kubernetes.Interface) {
 	pods := admin.CoreV1().Pods(ns)
 	// Wait for the admission stage's informer to hold the LimitRange: a
 	// dry run comes back as it would be stored.
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		p, err := pods.Create(c, testPod("probe", nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		return err == nil && len(p.Spec.Containers[0].Resources.Limits) > 0, nil
 	}) {
@@ -199,7 +200,7 @@ func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interf
 		t.Fatal(err)
 	}
 	var used int64
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		q, err := quotas.Get(c, "cms", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -272,7 +273,7 @@ func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interf
 		// The quota is given back once the controller sees the delete:
 		// poll with a create until one gets in, then the next is refused.
 		var last error
-		if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+		if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 			_, last = cms.Create(c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "after-delete"}}, metav1.CreateOptions{})
 			return last == nil, nil
 		}) {
@@ -290,7 +291,7 @@ func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interf
 func waitQuotaUsed(t *testing.T, admin kubernetes.Interface, ns string, want int64) {
 	t.Helper()
 	var used resource.Quantity
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		q, err := admin.CoreV1().ResourceQuotas(ns).Get(c, "cms", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -330,7 +331,7 @@ func createNamespace(t *testing.T, admin kubernetes.Interface, name string) {
 // controller to create ns's default account, which every pod gets.
 func waitDefaultServiceAccount(t *testing.T, admin kubernetes.Interface, ns string) {
 	t.Helper()
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		_, err := admin.CoreV1().ServiceAccounts(ns).Get(c, "default", metav1.GetOptions{})
 		return err == nil, nil
 	}) {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestAuthzCanIThroughAggregator(t *testing.T) {
 	// 503, so the first answer may take a check interval.
 	var out string
 	var err error
-	if !eventually(t, 30*time.Second, func(context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(context.Context) (bool, error) {
 		out, err = canI(bob, "list", "configmaps", "-n", "default")
 		return answer(out) == "no", nil
 	}) {
@@ -44,7 +45,7 @@ func TestAuthzCanIThroughAggregator(t *testing.T) {
 		"--clusterrole=view", "--user=bob", "-n", "default"); err != nil {
 		t.Fatalf("create rolebinding: %v\n%s", err, out)
 	}
-	if !eventually(t, 30*time.Second, func(context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(context.Context) (bool, error) {
 		out, err = canI(bob, "list", "configmaps", "-n", "default")
 		return answer(out) == "yes" && err == nil, nil
 	}) {

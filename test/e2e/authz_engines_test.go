@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func TestAuthzSwitchEngine(t *testing.T) {
 		start := time.Now()
 		var out string
 		var err error
-		if !eventually(t, timeout, func(context.Context) (bool, error) {
+		if !polltest.Holds(t, timeout, func(context.Context) (bool, error) {
 			out, err = do()
 			return ok(out, err), nil
 		}) {
@@ -144,7 +145,7 @@ func TestAuthzNodeMode(t *testing.T) {
 		start := time.Now()
 		var out string
 		var err error
-		if !eventually(t, 30*time.Second, func(context.Context) (bool, error) {
+		if !polltest.Holds(t, 30*time.Second, func(context.Context) (bool, error) {
 			out, err = do()
 			return ok(out, err), nil
 		}) {

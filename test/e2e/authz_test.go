@@ -15,6 +15,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -119,7 +120,7 @@ func TestAuthzRBACThroughAggregator(t *testing.T) {
 	// 503, so the first Forbidden may take a check interval.
 	var out string
 	var err error
-	if !eventually(t, 30*time.Second, func(context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(context.Context) (bool, error) {
 		out, err = bobList()
 		return forbidden(out, err), nil
 	}) {
@@ -132,7 +133,7 @@ func TestAuthzRBACThroughAggregator(t *testing.T) {
 	}
 	granted := time.Now()
 	// The aggregator may still hold bob's earlier denial in its cache.
-	if !eventually(t, 30*time.Second, func(context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(context.Context) (bool, error) {
 		out, err = bobList()
 		return err == nil, nil
 	}) {

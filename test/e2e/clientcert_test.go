@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -68,7 +69,7 @@ func TestClientCertificateThroughAggregator(t *testing.T) {
 	if _, err := admin.RbacV1().RoleBindings("default").Create(ctx(t), binding, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("creating the RoleBinding: %v", err)
 	}
-	if !eventually(t, 30*time.Second, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(c context.Context) (bool, error) {
 		_, err = alice.CoreV1().ConfigMaps("default").List(c, metav1.ListOptions{})
 		return err == nil, nil
 	}) {

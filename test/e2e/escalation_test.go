@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +37,7 @@ func TestRBACEscalationPrevention(t *testing.T) {
 		rbacv1.PolicyRule{APIGroups: []string{rbacv1.GroupName}, Resources: []string{"roles", "rolebindings"}, Verbs: []string{"create", "update"}},
 		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}})
 	// authz learns of the grant through its informers.
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		_, err := eve.CoreV1().ConfigMaps(ns).List(c, metav1.ListOptions{})
 		return err == nil, nil
 	}) {
@@ -115,7 +116,7 @@ func TestRBACEscalationPrevention(t *testing.T) {
 func untilEveMay(t *testing.T, what string, refused error, write func(context.Context) error) {
 	t.Helper()
 	var last error
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		last = write(c)
 		if last != nil && (refused == nil || last.Error() != refused.Error()) {
 			return false, fmt.Errorf("eve trying to %s: %w (before the grant: %v)", what, last, refused)

@@ -13,9 +13,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -137,24 +137,13 @@ func requireOpenAPI(t testing.TB, r *framework.Registry) {
 	}
 }
 
-// eventually polls cond until it holds or timeout passes, and reports
-// whether it held; errors from cond end the test.
-func eventually(t testing.TB, timeout time.Duration, cond func(context.Context) (bool, error)) bool {
-	t.Helper()
-	err := wait.PollUntilContextTimeout(ctx(t), 50*time.Millisecond, timeout, true, cond)
-	if err != nil && !wait.Interrupted(err) {
-		t.Fatal(err)
-	}
-	return err == nil
-}
-
 // controllerRunning reports whether the named registry controller holds
 // its Lease, giving it a few seconds to win it after start-up.
 func controllerRunning(t testing.TB, r *framework.Registry, name string) bool {
 	t.Helper()
 	c := r.Client(t)
 	lease := "kubesplit-" + name + "-controller"
-	return eventually(t, 5*time.Second, func(ctx context.Context) (bool, error) {
+	return polltest.Holds(t, 5*time.Second, func(ctx context.Context) (bool, error) {
 		l, err := c.CoordinationV1().Leases("kube-system").Get(ctx, lease, metav1.GetOptions{})
 		return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "", nil
 	})

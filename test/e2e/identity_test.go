@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -79,7 +80,7 @@ func TestRegistryRequiresIdentity(t *testing.T) {
 
 	// The registry's own controllers reach it through the same check, with
 	// a key of its own: the default ServiceAccount still appears.
-	if !eventually(t, 30*time.Second, func(ctx context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL+"/api/v1/namespaces/default/serviceaccounts/default", nil)
 		if err != nil {
 			return false, err

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -112,7 +113,7 @@ func TestKubectlDeleteCascadeForeground(t *testing.T) {
 	if !controllerRunning(t, r, "garbagecollector") {
 		t.Skip("the garbage collector is not running (no holder of its Lease kubesplit-garbagecollector-controller): cannot check that dependents are deleted in the foreground")
 	}
-	gone := eventually(t, controllerWait, func(ctx context.Context) (bool, error) {
+	gone := polltest.Holds(t, controllerWait, func(ctx context.Context) (bool, error) {
 		list, err := c.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -140,7 +141,7 @@ func TestKubectlDeleteCascadeOrphan(t *testing.T) {
 	if !controllerRunning(t, r, "garbagecollector") {
 		t.Skip("the garbage collector is not running (no holder of its Lease kubesplit-garbagecollector-controller): cannot check that dependents are orphaned")
 	}
-	orphaned := eventually(t, controllerWait, func(ctx context.Context) (bool, error) {
+	orphaned := polltest.Holds(t, controllerWait, func(ctx context.Context) (bool, error) {
 		if _, err := c.CoreV1().ConfigMaps("default").Get(ctx, "parent", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			return false, nil
 		}
@@ -191,7 +192,7 @@ func TestKubectlDeleteNamespace(t *testing.T) {
 	if !controllerRunning(t, r, "namespace") {
 		t.Skip("the namespace controller is not running (no holder of its Lease kubesplit-namespace-controller): cannot check that a deleted namespace is emptied and removed")
 	}
-	gone := eventually(t, controllerWait, func(ctx context.Context) (bool, error) {
+	gone := polltest.Holds(t, controllerWait, func(ctx context.Context) (bool, error) {
 		_, err := c.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{})
 		return apierrors.IsNotFound(err), nil
 	})

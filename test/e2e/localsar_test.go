@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,7 +70,7 @@ func TestLocalSubjectAccessReviewThroughAggregator(t *testing.T) {
 		t.Fatalf("create rolebinding: %v\n%s", err, out)
 	}
 	for _, proto := range []bool{false, true} {
-		if !eventually(t, 30*time.Second, func(c context.Context) (bool, error) { return allowed(c, proto) }) {
+		if !polltest.Holds(t, 30*time.Second, func(c context.Context) (bool, error) { return allowed(c, proto) }) {
 			t.Fatalf("bob never allowed to list after the RoleBinding (protobuf %v)", proto)
 		}
 	}

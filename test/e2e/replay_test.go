@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -44,7 +45,7 @@ func TestReplayedAssertionIsRefused(t *testing.T) {
 	agg := framework.StartAggregator(t, "--registry-url", tap.srv.URL, "--identity-key-file", privPath,
 		"--token-auth-file", tokens, "--authorization-mode", "AlwaysDeny")
 	c := aggregatorClient(t, agg)
-	if !eventually(t, 30*time.Second, func(context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(context.Context) (bool, error) {
 		resp, _ := httpGet(t, c, agg.URL+clusterRoleBindingsPath, aggregatorAdminToken)
 		return resp.StatusCode == http.StatusOK, nil
 	}) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,7 +30,7 @@ func TestNamespaceUserCannotReachOtherNamespaces(t *testing.T) {
 		Verbs: []string{"get", "list", "watch", "patch", "delete"}})
 	// authz learns of the grant through its informers: the tenant may then
 	// read her own namespace, as kube lets a RoleBinding in it grant.
-	if !eventually(t, admissionWait, func(c context.Context) (bool, error) {
+	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
 		_, err := tenant.CoreV1().Namespaces().Get(c, "t", metav1.GetOptions{})
 		return err == nil, nil
 	}) {

@@ -115,7 +115,7 @@ func outage(t *testing.T, s *framework.Stack, stage string, need, other func() (
 	}
 	s.Start(t, stage)
 	start := time.Now()
-	if !eventually(t, 60*time.Second, func(context.Context) (bool, error) {
+	if !polltest.Holds(t, 60*time.Second, func(context.Context) (bool, error) {
 		code, _, body = need()
 		return code < 300, nil
 	}) {

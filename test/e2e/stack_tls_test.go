@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -33,7 +34,7 @@ func TestStackWithTLSBetweenServices(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "tls-pod"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
 	var created *corev1.Pod
 	var err error
-	if !eventually(t, 30*time.Second, func(ctx context.Context) (bool, error) {
+	if !polltest.Holds(t, 30*time.Second, func(ctx context.Context) (bool, error) {
 		created, err = s.Client(t, tlsUserToken).CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{})
 		return err == nil, nil
 	}) {

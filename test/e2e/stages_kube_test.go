@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/test/e2e/framework"
 )
 
@@ -126,7 +127,7 @@ current-context: kube
 		s.StartWith(t, framework.StageAuthz, "--authorization-mode", "RBAC,Webhook",
 			"--authorization-webhook-url", fmt.Sprintf("https://127.0.0.1:%d/", closedPort(t)))
 		var last error
-		ok := eventually(t, 30*time.Second, func(c context.Context) (bool, error) {
+		ok := polltest.Holds(t, 30*time.Second, func(c context.Context) (bool, error) {
 			_, last = alice.CoreV1().Secrets("team").List(c, metav1.ListOptions{})
 			if last != nil && !apierrors.IsForbidden(last) && !apierrors.IsInternalError(last) {
 				return false, last // an allow, or anything but a refusal
@@ -272,7 +273,7 @@ func bindReader(t *testing.T, ks kubernetes.Interface) {
 func expectAccess(t *testing.T, alice kubernetes.Interface, allowed bool) {
 	t.Helper()
 	var last error
-	ok := eventually(t, 10*time.Second, func(c context.Context) (bool, error) {
+	ok := polltest.Holds(t, 10*time.Second, func(c context.Context) (bool, error) {
 		_, last = alice.CoreV1().ConfigMaps("team").List(c, metav1.ListOptions{})
 		if last != nil && !apierrors.IsForbidden(last) {
 			return false, last
@@ -301,7 +302,7 @@ func checkLimitRanger(t *testing.T, ks, kube kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	var got string
-	ok := eventually(t, 10*time.Second, func(c context.Context) (bool, error) {
+	ok := polltest.Holds(t, 10*time.Second, func(c context.Context) (bool, error) {
 		name := fmt.Sprintf("p-%d", time.Now().UnixNano())
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PodSpec{
 			AutomountServiceAccountToken: ptr.To(false),
@@ -344,7 +345,7 @@ func checkPolicy(t *testing.T, ks, kube kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	var last error
-	ok := eventually(t, 15*time.Second, func(c context.Context) (bool, error) {
+	ok := polltest.Holds(t, 15*time.Second, func(c context.Context) (bool, error) {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "cm-"}, Data: map[string]string{"forbidden": "x"}}
 		_, last = kube.CoreV1().ConfigMaps("team").Create(c, cm, metav1.CreateOptions{})
 		return last != nil && strings.Contains(last.Error(), "kubesplit's policy forbids the key forbidden"), nil
@@ -433,7 +434,7 @@ func TestMakeRunWiresKube(t *testing.T) {
 	if out, err := r.Kubectl(t, "create", "namespace", "ghost"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	ok := eventually(t, 10*time.Second, func(c context.Context) (bool, error) {
+	ok := polltest.Holds(t, 10*time.Second, func(c context.Context) (bool, error) {
 		_, err := kube.CoreV1().ConfigMaps("ghost").Create(c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "c-"}}, metav1.CreateOptions{})
 		return err == nil, nil
 	})

@@ -2,7 +2,7 @@
 // for benchmarks and tests that need etcd in a process of its own (the
 // registry's "external etcd" mode) on a machine without an etcd binary.
 // It listens only on a unix socket that its user alone may reach (see
-// pkg/embedetcd), and prints its client URL once ready.
+// services/registry/embedetcd), and prints its client URL once ready.
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd"
+	"github.com/kubesplit/kubesplit/services/registry/embedetcd"
 )
 
 func main() {

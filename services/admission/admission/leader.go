@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/kubesplit/kubesplit/pkg/leader"
 )
 
 // Lease timings: kube-controller-manager's defaults.
@@ -43,40 +43,11 @@ func leaseIdentity(id string) string {
 }
 
 // runLeased runs j while this replica holds its Lease, campaigning again
-// whenever leadership is lost, until ctx ends. The Lease is released on
-// the way out so that another replica takes over at once. The work runs
-// here rather than in the elector's callback goroutine, which nobody
-// waits for: a new term never overlaps the last one's work, and runLeased
-// returns only once the work has.
+// whenever leadership is lost, until ctx ends (see leader.Run).
 func runLeased(ctx context.Context, client kubernetes.Interface, identity string, j job, log *slog.Logger) {
-	lock := &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: LeasePrefix + j.name},
-		Client:     client.CoordinationV1(),
-		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
-	}
-	for ctx.Err() == nil {
-		started := make(chan context.Context, 1)
-		elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-			Lock: lock, Name: j.name, ReleaseOnCancel: true,
-			LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
-			Callbacks: leaderelection.LeaderCallbacks{
-				OnStartedLeading: func(lctx context.Context) { started <- lctx },
-				OnStoppedLeading: func() {},
-			},
-		})
-		if err != nil {
-			log.Error("leader election", "job", j.name, "err", err)
-			return
-		}
-		done := make(chan struct{})
-		go func() { defer close(done); elector.Run(ctx) }()
-		select {
-		case lctx := <-started:
-			log.Info("leading", "job", j.name, "identity", identity)
-			j.run(lctx) // lctx ends when leadership is lost or ctx ends
-			<-done
-			log.Info("stopped leading", "job", j.name)
-		case <-done:
-		}
-	}
+	leader.Run(ctx, leader.Config{
+		Client: client.CoordinationV1(), Namespace: metav1.NamespaceSystem, Name: LeasePrefix + j.name, Identity: identity,
+		LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		Log: log.With("job", j.name),
+	}, j.run)
 }

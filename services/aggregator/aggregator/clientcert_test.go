@@ -2,66 +2,17 @@ package aggregator
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
-
-// testCA signs client certificates for tests.
-type testCA struct {
-	key  *ecdsa.PrivateKey
-	cert *x509.Certificate
-}
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key, cert, err := newCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{key: key, cert: cert}
-}
-
-// writePEM writes the CA's certificate to a file and returns its path.
-func (ca *testCA) writePEM(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "client-ca.crt")
-	if err := writePEMFile(path, "CERTIFICATE", ca.cert.Raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// issue signs a client certificate for subject.
-func (ca *testCA) issue(t *testing.T, subject pkix.Name, usage x509.ExtKeyUsage) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: subject,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
 
 // withClientCert is c presenting cert.
 func withClientCert(c *http.Client, cert tls.Certificate) *http.Client {
@@ -80,16 +31,16 @@ func TestClientCertificates(t *testing.T) {
 	if err := os.WriteFile(tokens, []byte("admintok,admin,1,\"system:masters\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ca := newTestCA(t)
+	ca := testpki.New(t, "client-ca")
 	s := startInProcess(t, dir, func(c *Config) {
 		c.Upstreams.Registry = []string{reg.URL}
 		c.TokenAuthFile = tokens
-		c.ClientCAFile = ca.writePEM(t)
+		c.ClientCAFile = ca.File(t)
 		c.AuthorizationMode = []string{ModeAlwaysAllow}
 	})
 	plain := httpsClient(t, dir)
-	alice := withClientCert(plain, ca.issue(t, pkix.Name{CommonName: "alice", Organization: []string{"team-a", "team-b"}}, x509.ExtKeyUsageClientAuth))
-	noCN := withClientCert(plain, ca.issue(t, pkix.Name{Organization: []string{"team-a"}}, x509.ExtKeyUsageClientAuth))
+	alice := withClientCert(plain, ca.ClientCert(t, "alice", "team-a", "team-b"))
+	noCN := withClientCert(plain, ca.ClientCert(t, "", "team-a"))
 	url := s.URL() + "/api/v1/namespaces"
 	cases := []struct {
 		name   string
@@ -115,8 +66,8 @@ func TestClientCertificates(t *testing.T) {
 		}
 	}
 	for name, cert := range map[string]tls.Certificate{
-		"another CA":      newTestCA(t).issue(t, pkix.Name{CommonName: "mallory"}, x509.ExtKeyUsageClientAuth),
-		"not client auth": ca.issue(t, pkix.Name{CommonName: "server"}, x509.ExtKeyUsageServerAuth),
+		"another CA":      testpki.New(t, "another-ca").ClientCert(t, "mallory"),
+		"not client auth": ca.ServingCert(t),
 	} {
 		// Refused either way: the server fails the handshake, or, when the
 		// client finds its certificate's issuer missing from the CAs the
@@ -141,7 +92,7 @@ func TestClientCertificatesNotRequested(t *testing.T) {
 		c.Upstreams.Registry = []string{reg.URL}
 		c.AuthorizationMode = []string{ModeAlwaysAllow}
 	})
-	alice := withClientCert(httpsClient(t, dir), newTestCA(t).issue(t, pkix.Name{CommonName: "alice"}, x509.ExtKeyUsageClientAuth))
+	alice := withClientCert(httpsClient(t, dir), testpki.New(t, "unknown-ca").ClientCert(t, "alice"))
 	if code, body := get(t, alice, s.URL()+"/api/v1/namespaces", "", nil); code != http.StatusUnauthorized {
 		t.Errorf("certificate without a client CA: %d %s, want 401", code, body)
 	}

@@ -18,9 +18,9 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
 	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/registry/embedetcd/etcdtest"
 )
 
 const widgetCRD = `

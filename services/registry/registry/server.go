@@ -12,9 +12,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/kubernetes/pkg/capabilities"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd"
 	"github.com/kubesplit/kubesplit/pkg/observe"
 	"github.com/kubesplit/kubesplit/pkg/serve"
+	"github.com/kubesplit/kubesplit/services/registry/embedetcd"
 	"github.com/kubesplit/kubesplit/services/registry/internal/compactor"
 	"github.com/kubesplit/kubesplit/services/registry/internal/customresource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/discovery"

@@ -7,7 +7,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
+	"github.com/kubesplit/kubesplit/services/registry/embedetcd/etcdtest"
 )
 
 // Etcd is an etcd server run by the test itself, so the test can read what

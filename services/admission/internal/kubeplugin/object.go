@@ -10,7 +10,7 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	// Every built-in kind's versions, conversions and defaulters.
-	_ "github.com/kubesplit/kubesplit/services/registry/kubeapis"
+	_ "github.com/kubesplit/kubesplit/pkg/kubeapis"
 )
 
 // internalObject reads raw, an object of kind gvk as it is served, into

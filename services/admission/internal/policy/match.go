@@ -7,21 +7,17 @@ import (
 
 	admv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/kubernetes"
-	corelisters "k8s.io/client-go/listers/core/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/selector"
 )
 
 // matcher decides whether match criteria (a policy's matchConstraints, a
 // binding's matchResources) select a request, as kube's policy matcher
 // does.
 type matcher struct {
-	namespaces corelisters.NamespaceLister
-	client     kubernetes.Interface // for a namespace the informer has not seen yet
+	namespaces selector.Namespaces
 }
 
 // request is one admission request with what matching reads of it.
@@ -78,66 +74,30 @@ func rulesMatch(rules []admv1.NamedRuleWithOperations, r *request, exact bool) b
 	})
 }
 
-// namespaceMatches applies a namespace selector: to the namespace of a
-// namespaced request, to the namespace itself for a request about one, and
-// not at all to other cluster-scoped requests.
+// namespaceMatches applies a namespace selector (nil selects everything),
+// as webhooks do.
 func (m *matcher) namespaceMatches(ctx context.Context, sel *metav1.LabelSelector, r *request) (bool, error) {
 	if sel == nil {
 		return true, nil
 	}
-	selector, err := metav1.LabelSelectorAsSelector(sel)
+	parsed, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
 		return false, err
 	}
-	if selector.Empty() {
-		return true, nil
-	}
-	if isNamespace(r.Attributes) {
-		return selectsObject(selector, r), nil
-	}
-	if r.Namespace == "" {
-		return true, nil
-	}
-	ns, err := m.namespace(ctx, r.Namespace)
-	if err != nil {
-		return false, err
-	}
-	return selector.Matches(labels.Set(ns.Labels)), nil
+	return m.namespaces.Match(ctx, parsed, r.Attributes)
 }
 
-// objectMatches applies an object selector to the new object or the old
-// one: either may match (a label removed on update still selects it).
+// objectMatches applies an object selector (nil selects everything) to
+// the new object or the old one, as webhooks do.
 func objectMatches(sel *metav1.LabelSelector, r *request) (bool, error) {
 	if sel == nil {
 		return true, nil
 	}
-	selector, err := metav1.LabelSelectorAsSelector(sel)
+	parsed, err := metav1.LabelSelectorAsSelector(sel)
 	if err != nil {
 		return false, err
 	}
-	return selector.Empty() || selectsObject(selector, r), nil
-}
-
-func selectsObject(selector labels.Selector, r *request) bool {
-	for _, obj := range []map[string]any{r.object, r.oldObject} {
-		if obj != nil && selector.Matches(labels.Set(objectLabels(obj))) {
-			return true
-		}
-	}
-	return false
-}
-
-// objectLabels are metadata.labels of a decoded object.
-func objectLabels(obj map[string]any) map[string]string {
-	meta, _ := obj["metadata"].(map[string]any)
-	raw, _ := meta["labels"].(map[string]any)
-	out := make(map[string]string, len(raw))
-	for k, v := range raw {
-		if s, ok := v.(string); ok {
-			out[k] = s
-		}
-	}
-	return out
+	return selector.Object(parsed, r.Attributes), nil
 }
 
 // isNamespace reports whether a is about a Namespace itself (whose request
@@ -149,10 +109,7 @@ func isNamespace(a *admission.Attributes) bool {
 // namespace is the named namespace from the informer, or read live when
 // the informer has not seen it yet (it was just created).
 func (m *matcher) namespace(ctx context.Context, name string) (*corev1.Namespace, error) {
-	ns, err := m.namespaces.Get(name)
-	if apierrors.IsNotFound(err) && m.client != nil {
-		ns, err = m.client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-	}
+	ns, err := m.namespaces.Get(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("looking up namespace %q: %w", name, err)
 	}

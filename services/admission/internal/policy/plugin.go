@@ -29,6 +29,7 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/celenv"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+	"github.com/kubesplit/kubesplit/services/admission/internal/selector"
 )
 
 // Plugin evaluates the cluster's ValidatingAdmissionPolicies.
@@ -64,7 +65,7 @@ func New(deps plugin.Deps) (admission.Admitter, error) {
 		bindings: bindings.Lister(),
 		synced: []cache.InformerSynced{policies.Informer().HasSynced, bindings.Informer().HasSynced,
 			namespaces.Informer().HasSynced},
-		matcher: matcher{namespaces: namespaces.Lister(), client: deps.Client},
+		matcher: matcher{namespaces: selector.Namespaces{Lister: namespaces.Lister(), Client: deps.Client}},
 		params: &params{
 			dynamic: dyn,
 			err:     dynErr,

@@ -3,9 +3,12 @@ package quota
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 func TestControllerFillsStatusFromObjects(t *testing.T) {
@@ -19,7 +22,7 @@ func TestControllerFillsStatusFromObjects(t *testing.T) {
 	)
 	setup(t, client, true)
 	want := rl("pods", "2", "count/pods", "3", "requests.cpu", "500m", "configmaps", "1", "count/widgets.example.com", "0")
-	eventually(t, "status filled", func() bool {
+	polltest.Until(t, 5*time.Second, "status filled", func() bool {
 		q, err := client.CoreV1().ResourceQuotas(testNS).Get(context.Background(), "q", metav1.GetOptions{})
 		return err == nil && equal(q.Status.Hard, q.Spec.Hard) && equal(q.Status.Used, want)
 	})
@@ -37,7 +40,7 @@ func TestControllerFollowsSpecChanges(t *testing.T) {
 	if _, err := client.CoreV1().ResourceQuotas(testNS).Update(ctx, q, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "status.hard to follow spec.hard", func() bool {
+	polltest.Until(t, 5*time.Second, "status.hard to follow spec.hard", func() bool {
 		q, err := client.CoreV1().ResourceQuotas(testNS).Get(ctx, "q", metav1.GetOptions{})
 		return err == nil && equal(q.Status.Hard, q.Spec.Hard) && len(q.Status.Used) == 2
 	})
@@ -47,7 +50,7 @@ func TestDeletionFreesQuota(t *testing.T) {
 	client := newClient(quotaObj("q", rl("pods", "1"), nil))
 	a := setup(t, client, true)
 	ctx := context.Background()
-	eventually(t, "status filled", func() bool { return len(usedOf(t, client, "q")) == 1 })
+	polltest.Until(t, 5*time.Second, "status filled", func() bool { return len(usedOf(t, client, "q")) == 1 })
 	admitAndCreate := func(name string) bool {
 		r := mustAdmit(t, a, createAttrs(t, "pods", pod(name, nil)))
 		if r.Allowed {
@@ -66,7 +69,7 @@ func TestDeletionFreesQuota(t *testing.T) {
 	if err := client.CoreV1().Pods(testNS).Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the deleted pod's quota to be given back", func() bool {
+	polltest.Until(t, 5*time.Second, "the deleted pod's quota to be given back", func() bool {
 		u := usedOf(t, client, "q")["pods"]
 		return u.IsZero()
 	})

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,8 +24,6 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
-
-	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 const testNS = "team"
@@ -65,12 +62,6 @@ func setup(t *testing.T, client kubernetes.Interface, runController bool) admiss
 	})
 	factory.WaitForCacheSync(ctx.Done())
 	return a
-}
-
-// eventually polls cond until it holds or a deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	polltest.Until(t, 5*time.Second, what, cond)
 }
 
 func rl(kv ...string) corev1.ResourceList {

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 )
 
 func TestUsage(t *testing.T) {
@@ -88,7 +90,7 @@ func TestControllerCountsClaimsLive(t *testing.T) {
 		Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: rl("storage", "1Gi")}}}
 	client := newClient(claim, quotaObj("q", rl("persistentvolumeclaims", "3", "requests.storage", "10Gi"), nil))
 	setup(t, client, true)
-	eventually(t, "claims counted", func() bool {
+	polltest.Until(t, 5*time.Second, "claims counted", func() bool {
 		return equal(usedOf(t, client, "q"), rl("persistentvolumeclaims", "1", "requests.storage", "1Gi"))
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+	"github.com/kubesplit/kubesplit/services/admission/internal/selector"
 )
 
 // callError is kube's ErrCallingWebhook: the webhook could not be asked or
@@ -33,11 +34,11 @@ func (e *callError) Unwrap() error { return e.err }
 // looked up, a selector that does not parse, or (failurePolicy Fail)
 // match conditions that cannot be evaluated.
 func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (bool, *admission.Result) {
-	nsMatch, nsErr := d.namespaces.matchNamespace(ctx, h.namespaceSelector, a)
+	nsMatch, nsErr := d.namespaces.Match(ctx, h.namespaceSelector, a)
 	if !nsMatch && nsErr == nil {
 		return false, nil
 	}
-	if !matchObject(h.objectSelector, a) || !h.matchesRules(a) {
+	if !selector.Object(h.objectSelector, a) || !h.matchesRules(a) {
 		return false, nil
 	}
 	var notFound *apierrors.StatusError

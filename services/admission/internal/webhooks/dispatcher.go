@@ -10,13 +10,14 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+	"github.com/kubesplit/kubesplit/services/admission/internal/selector"
 )
 
 // dispatcher is what both plugins share: their webhooks, the namespaces
 // their selectors look at, and the informers to wait for.
 type dispatcher struct {
 	source     *source
-	namespaces *namespaces
+	namespaces selector.Namespaces
 	synced     []cache.InformerSynced
 	log        *slog.Logger
 }

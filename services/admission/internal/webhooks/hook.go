@@ -91,8 +91,8 @@ func newHook(configuration string, w common, clients *clients) *hook {
 	}
 	h.matchRules = asRules(w.Rules, h.exact)
 	var nsErr, objErr error
-	h.namespaceSelector, nsErr = selector(w.NamespaceSelector)
-	h.objectSelector, objErr = selector(w.ObjectSelector)
+	h.namespaceSelector, nsErr = parseSelector(w.NamespaceSelector)
+	h.objectSelector, objErr = parseSelector(w.ObjectSelector)
 	h.selectorErr = errors.Join(nsErr, objErr)
 	if w.TimeoutSeconds != nil && *w.TimeoutSeconds > 0 {
 		h.timeout = time.Duration(*w.TimeoutSeconds) * time.Second
@@ -107,8 +107,8 @@ func noSideEffectsOnDryRun(s *admissionregistrationv1.SideEffectClass) bool {
 	return s != nil && (*s == admissionregistrationv1.SideEffectClassNone || *s == admissionregistrationv1.SideEffectClassNoneOnDryRun)
 }
 
-// selector parses a label selector; nil is everything.
-func selector(s *metav1.LabelSelector) (labels.Selector, error) {
+// parseSelector parses a label selector; nil is everything.
+func parseSelector(s *metav1.LabelSelector) (labels.Selector, error) {
 	if s == nil {
 		return labels.Everything(), nil
 	}

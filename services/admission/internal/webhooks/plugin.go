@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+	"github.com/kubesplit/kubesplit/services/admission/internal/selector"
 )
 
 // NewMutatingPhases builds the MutatingAdmissionWebhook plugin: a mutating
@@ -44,7 +45,7 @@ func newDispatcher(deps plugin.Deps, src *source) *dispatcher {
 	}
 	return &dispatcher{
 		source:     src,
-		namespaces: &namespaces{lister: ns.Lister(), client: deps.Client},
+		namespaces: selector.Namespaces{Lister: ns.Lister(), Client: deps.Client},
 		synced:     []cache.InformerSynced{src.synced, ns.Informer().HasSynced},
 		log:        log,
 	}

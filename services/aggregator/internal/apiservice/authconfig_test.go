@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
 // TestPublishAuthentication: the ConfigMap extension servers read is
@@ -17,9 +19,9 @@ import (
 // rather than overwriting it, and not rewritten when nothing changed.
 func TestPublishAuthentication(t *testing.T) {
 	ctx := context.Background()
-	ours, theirs := newTestCA(t, "ours"), newTestCA(t, "theirs")
+	ours, theirs := testpki.New(t, "ours"), testpki.New(t, "theirs")
 	client := kubefake.NewSimpleClientset()
-	auth := Authentication{RequestHeaderCA: ours.pem(), AllowedNames: []string{"front-proxy-client"}}
+	auth := Authentication{RequestHeaderCA: ours.PEM(), AllowedNames: []string{"front-proxy-client"}}
 	if err := auth.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestPublishAuthentication(t *testing.T) {
 		"requestheader-group-headers":        `["X-Remote-Group"]`,
 		"requestheader-extra-headers-prefix": `["X-Remote-Extra-"]`,
 		"requestheader-allowed-names":        `["front-proxy-client"]`,
-		"requestheader-client-ca-file":       string(ours.pem()),
+		"requestheader-client-ca-file":       string(ours.PEM()),
 	} {
 		if cm.Data[key] != want {
 			t.Errorf("%s = %q, want %q", key, cm.Data[key], want)
@@ -43,7 +45,7 @@ func TestPublishAuthentication(t *testing.T) {
 	}
 
 	// Another aggregator with a CA and a name of its own publishes too.
-	other := Authentication{RequestHeaderCA: theirs.pem(), AllowedNames: []string{"other-proxy"}}
+	other := Authentication{RequestHeaderCA: theirs.PEM(), AllowedNames: []string{"other-proxy"}}
 	if err := publishOnce(ctx, client, other); err != nil {
 		t.Fatal(err)
 	}

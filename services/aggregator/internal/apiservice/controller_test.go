@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/pkg/request"
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
 // TestAPIServiceProxiesWithFrontProxyIdentity: an APIService with a
@@ -23,10 +24,10 @@ import (
 // X-Remote-* headers (whatever the client sent there replaced), and when
 // the backend goes away it turns Available=False and its requests 503.
 func TestAPIServiceProxiesWithFrontProxyIdentity(t *testing.T) {
-	frontCA := newTestCA(t, "front-proxy-ca")
-	clientCert := frontCA.issue(t, "front-proxy-client", false)
+	frontCA := testpki.New(t, "front-proxy-ca")
+	clientCert := frontCA.ClientCert(t, "front-proxy-client")
 	ext := startExtension(t, frontCA)
-	c, r, client := newController(t, &clientCert, wardle(ext.srv.URL, ext.servedCA.pem()))
+	c, r, client := newController(t, &clientCert, wardle(ext.srv.URL, ext.servedCA.PEM()))
 
 	polltest.Until(t, waitLimit, "wardle to be available", func() bool {
 		syncOnce(t, c, client)
@@ -88,8 +89,8 @@ func proxyAs(b http.Handler, user authenticationv1.UserInfo) *httptest.ResponseR
 // requires the requestheader CA's certificate refuses an aggregator
 // presenting none, so the APIService never becomes available.
 func TestBackendWithoutTheProxyCertificateIsUnavailable(t *testing.T) {
-	ext := startExtension(t, newTestCA(t, "front-proxy-ca"))
-	c, r, client := newController(t, nil, wardle(ext.srv.URL, ext.servedCA.pem()))
+	ext := startExtension(t, testpki.New(t, "front-proxy-ca"))
+	c, r, client := newController(t, nil, wardle(ext.srv.URL, ext.servedCA.PEM()))
 	var got condition
 	polltest.Until(t, waitLimit, "the first discovery check to be reported", func() bool {
 		syncOnce(t, c, client)
@@ -164,7 +165,7 @@ func TestLocalAPIServiceChangesReachRoutes(t *testing.T) {
 // TestUnchangedBackendIsKept: a round with nothing new keeps the backend
 // built before (its connections and health); a changed spec replaces it.
 func TestUnchangedBackendIsKept(t *testing.T) {
-	obj := wardle("https://127.0.0.1:1", newTestCA(t, "ca").pem())
+	obj := wardle("https://127.0.0.1:1", testpki.New(t, "ca").PEM())
 	c, _, client := newController(t, nil, obj)
 	syncOnce(t, c, client)
 	built := c.backends["v1alpha1.wardle.example.com"]

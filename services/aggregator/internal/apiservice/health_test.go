@@ -15,6 +15,8 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
+
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
 // localAPIService is an APIService served by the upstreams, with no
@@ -53,7 +55,7 @@ func silentBackend(t *testing.T) string {
 // is marked Available, a remote one once its backend has been checked,
 // whether it passed or not.
 func TestHealthState(t *testing.T) {
-	remote := wardle(silentBackend(t), newTestCA(t, "wardle").pem())
+	remote := wardle(silentBackend(t), testpki.New(t, "wardle").PEM())
 	c, _, client := newController(t, nil, localAPIService("v1.example.com", "example.com", "v1"), remote)
 	for name, check := range map[string]func() error{
 		"InformerSynced": c.InformerSynced, "Registered": c.Registered, "LocalAvailable": c.LocalAvailable, "RemoteChecked": c.RemoteChecked,

@@ -2,18 +2,10 @@ package apiservice
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"log/slog"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -27,6 +19,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/discovery"
+
+	"github.com/kubesplit/kubesplit/pkg/testpki"
 )
 
 // waitLimit bounds every wait in these tests.
@@ -34,76 +28,24 @@ const waitLimit = 20 * time.Second
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// testCA signs the certificates of a test.
-type testCA struct {
-	key  *ecdsa.PrivateKey
-	cert *x509.Certificate
-}
-
-func newTestCA(t *testing.T, name string) *testCA {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &testCA{key: key, cert: cert}
-}
-
-func (ca *testCA) pem() []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw})
-}
-
-func (ca *testCA) pool() *x509.CertPool {
-	p := x509.NewCertPool()
-	p.AddCert(ca.cert)
-	return p
-}
-
-// issue signs a certificate named cn, for a server on 127.0.0.1 or for a
-// client.
-func (ca *testCA) issue(t *testing.T, cn string, server bool) tls.Certificate {
-	t.Helper()
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if server {
-		tmpl.ExtKeyUsage, tmpl.IPAddresses = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, []net.IP{net.IPv4(127, 0, 0, 1)}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
 // extension is an extension API server for wardle.example.com/v1alpha1:
 // it takes only connections with a client certificate of the
 // requestheader CA, believes the X-Remote-* headers of those alone, and
 // echoes them.
 type extension struct {
 	srv      *httptest.Server
-	servedCA *testCA // signed its serving certificate: the caBundle
+	servedCA *testpki.CA // signed its serving certificate: the caBundle
 	mu       sync.Mutex
 	seen     []http.Header // the headers of every request but discovery checks
 }
 
-func startExtension(t *testing.T, requestHeaderCA *testCA) *extension {
+func startExtension(t *testing.T, requestHeaderCA *testpki.CA) *extension {
 	t.Helper()
-	e := &extension{servedCA: newTestCA(t, "extension-serving-ca")}
+	e := &extension{servedCA: testpki.New(t, "extension-serving-ca")}
 	e.srv = httptest.NewUnstartedServer(http.HandlerFunc(e.serve))
 	e.srv.TLS = &tls.Config{
-		Certificates: []tls.Certificate{e.servedCA.issue(t, "127.0.0.1", true)},
-		ClientAuth:   tls.RequireAndVerifyClientCert, ClientCAs: requestHeaderCA.pool(),
+		Certificates: []tls.Certificate{e.servedCA.ServingCert(t)},
+		ClientAuth:   tls.RequireAndVerifyClientCert, ClientCAs: requestHeaderCA.Pool(),
 	}
 	e.srv.StartTLS()
 	t.Cleanup(e.srv.Close)

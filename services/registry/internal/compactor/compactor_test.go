@@ -8,7 +8,7 @@ import (
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
+	"github.com/kubesplit/kubesplit/services/registry/embedetcd/etcdtest"
 )
 
 // TestOnceKeepsOneRound checks that a round compacts exactly to the

@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesplit/kubesplit/pkg/leader"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/customresourcedefinition"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/garbagecollector"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/kubernetesservice"
@@ -157,9 +158,10 @@ func Run(ctx context.Context, cfg Config) error {
 	var wg sync.WaitGroup
 	for i, r := range run {
 		clog := log.With("controller", r.name)
-		e := elector{cfg: cfg, lease: leaseName(r.name), client: leaseClient.CoordinationV1(), log: clog}
+		lease := leader.Config{Client: leaseClient.CoordinationV1(), Namespace: cfg.LeaseNamespace, Name: leaseName(r.name),
+			Identity: cfg.Identity, LeaseDuration: cfg.LeaseDuration, RenewDeadline: cfg.RenewDeadline, RetryPeriod: cfg.RetryPeriod, Log: clog}
 		wg.Go(func() {
-			e.lead(ctx, func(ctx context.Context) {
+			leader.Run(ctx, lease, func(ctx context.Context) {
 				// An error once the term is over is just the term ending.
 				if err := r.run(ctx, built[i], cfg, clog); err != nil && ctx.Err() == nil {
 					clog.Error("controller stopped", "err", err)

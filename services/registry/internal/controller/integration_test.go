@@ -13,10 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
@@ -77,12 +77,8 @@ func runConfigured(t *testing.T, c controller.Config) (stop func()) {
 	return stop
 }
 
-func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 30*time.Second, true, cond); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
+// controllerWait bounds what a test waits for a controller to act.
+const controllerWait = 30 * time.Second
 
 func gone(err error) (bool, error) {
 	if apierrors.IsNotFound(err) {
@@ -140,7 +136,7 @@ func TestNamespaceDeletion(t *testing.T) {
 	if err := c.CoreV1().Namespaces().Delete(t.Context(), "doomed", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "conditions report the held content", func(ctx context.Context) (bool, error) {
+	polltest.UntilContext(t, controllerWait, "conditions report the held content", func(ctx context.Context) (bool, error) {
 		ns, err := c.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -169,7 +165,7 @@ func TestNamespaceDeletion(t *testing.T) {
 	if _, err := c.CoreV1().ConfigMaps("doomed").Update(t.Context(), held, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "namespace deleted", func(ctx context.Context) (bool, error) {
+	polltest.UntilContext(t, controllerWait, "namespace deleted", func(ctx context.Context) (bool, error) {
 		_, err := c.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{})
 		return gone(err)
 	})
@@ -192,15 +188,15 @@ func TestDefaultServiceAccount(t *testing.T) {
 		}
 		return err == nil, err
 	}
-	eventually(t, "default account created", hasDefault)
-	eventually(t, "system namespace has one too", func(ctx context.Context) (bool, error) {
+	polltest.UntilContext(t, controllerWait, "default account created", hasDefault)
+	polltest.UntilContext(t, controllerWait, "system namespace has one too", func(ctx context.Context) (bool, error) {
 		_, err := c.CoreV1().ServiceAccounts("kube-system").Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	})
 	if err := c.CoreV1().ServiceAccounts("team").Delete(t.Context(), "default", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "default account recreated", hasDefault)
+	polltest.UntilContext(t, controllerWait, "default account recreated", hasDefault)
 }
 
 // The three propagation policies, end to end.
@@ -224,14 +220,14 @@ func TestGarbageCollection(t *testing.T) {
 		owner := createConfigMap(t, c, "gc", "bg-owner")
 		createConfigMap(t, c, "gc", "bg-dep", ownedBy("ConfigMap", owner.Name, owner.UID, false))
 		createConfigMap(t, c, "gc", "bg-stray", ownedBy("ConfigMap", "never", "no-such-uid", false))
-		eventually(t, "dependent of a missing owner collected", cmGone("bg-stray"))
+		polltest.UntilContext(t, controllerWait, "dependent of a missing owner collected", cmGone("bg-stray"))
 		if _, err := cms.Get(t.Context(), "bg-dep", metav1.GetOptions{}); err != nil {
 			t.Fatalf("dependent of a live owner: %v", err)
 		}
 		if err := cms.Delete(t.Context(), owner.Name, policy(metav1.DeletePropagationBackground)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "dependent collected after its owner", cmGone("bg-dep"))
+		polltest.UntilContext(t, controllerWait, "dependent collected after its owner", cmGone("bg-dep"))
 	})
 
 	t.Run("cluster-scoped owner", func(t *testing.T) {
@@ -247,7 +243,7 @@ func TestGarbageCollection(t *testing.T) {
 		if err := c.RbacV1().ClusterRoles().Delete(t.Context(), role.Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "namespaced dependent of a cluster-scoped owner collected", cmGone("cs-dep"))
+		polltest.UntilContext(t, controllerWait, "namespaced dependent of a cluster-scoped owner collected", cmGone("cs-dep"))
 	})
 
 	t.Run("foreground", func(t *testing.T) {
@@ -259,7 +255,7 @@ func TestGarbageCollection(t *testing.T) {
 		}
 		// The owner waits for fg-mid, which waits for fg-leaf: once the
 		// owner is gone, both must already be.
-		eventually(t, "owner deleted", cmGone(owner.Name))
+		polltest.UntilContext(t, controllerWait, "owner deleted", cmGone(owner.Name))
 		for _, name := range []string{"fg-mid", "fg-leaf"} {
 			if _, err := cms.Get(t.Context(), name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("%s outlived its foreground-deleted owner: %v", name, err)
@@ -273,7 +269,7 @@ func TestGarbageCollection(t *testing.T) {
 		if err := cms.Delete(t.Context(), owner.Name, policy(metav1.DeletePropagationOrphan)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "owner deleted", cmGone(owner.Name))
+		polltest.UntilContext(t, controllerWait, "owner deleted", cmGone(owner.Name))
 		dep, err := cms.Get(t.Context(), "or-dep", metav1.GetOptions{})
 		if err != nil {
 			t.Fatalf("orphaned dependent: %v", err)
@@ -317,10 +313,10 @@ func TestLeasesFailOver(t *testing.T) {
 			return err == nil && !slices.ContainsFunc(h, func(s string) bool { return s != who }), err
 		}
 	}
-	eventually(t, "replica-a holds every lease", allHeldBy("replica-a"))
+	polltest.UntilContext(t, controllerWait, "replica-a holds every lease", allHeldBy("replica-a"))
 	runControllers(t, cfg, "replica-b")
 	createNamespace(t, c, "before")
-	eventually(t, "controllers work under replica-a", func(ctx context.Context) (bool, error) {
+	polltest.UntilContext(t, controllerWait, "controllers work under replica-a", func(ctx context.Context) (bool, error) {
 		_, err := c.CoreV1().ServiceAccounts("before").Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	})
@@ -329,9 +325,9 @@ func TestLeasesFailOver(t *testing.T) {
 	}
 
 	stopA()
-	eventually(t, "replica-b holds every lease", allHeldBy("replica-b"))
+	polltest.UntilContext(t, controllerWait, "replica-b holds every lease", allHeldBy("replica-b"))
 	createNamespace(t, c, "after")
-	eventually(t, "controllers work under replica-b", func(ctx context.Context) (bool, error) {
+	polltest.UntilContext(t, controllerWait, "controllers work under replica-b", func(ctx context.Context) (bool, error) {
 		_, err := c.CoreV1().ServiceAccounts("after").Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	})

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubesplit/kubesplit/pkg/endpointlease"
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
 	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 )
@@ -57,7 +58,7 @@ func sliceAddresses(ctx context.Context, c kubernetes.Interface) ([]string, int3
 
 func waitSlice(t *testing.T, c kubernetes.Interface, what string, want []string, wantPort int32) {
 	t.Helper()
-	eventually(t, what, func(ctx context.Context) (bool, error) {
+	polltest.UntilContext(t, controllerWait, what, func(ctx context.Context) (bool, error) {
 		addrs, port, err := sliceAddresses(ctx, c)
 		if apierrors.IsNotFound(err) {
 			return false, nil
@@ -79,7 +80,7 @@ func TestKubernetesService(t *testing.T) {
 		Controllers: []string{"kubernetes-service-controller"}})
 
 	// Run makes kube-system, where its own leases are.
-	eventually(t, "kube-system made", func(ctx context.Context) (bool, error) {
+	polltest.UntilContext(t, controllerWait, "kube-system made", func(ctx context.Context) (bool, error) {
 		_, err := c.CoreV1().Namespaces().Get(ctx, endpointlease.Namespace, metav1.GetOptions{})
 		return err == nil, nil
 	})
@@ -142,7 +143,7 @@ func TestKubernetesService(t *testing.T) {
 		}
 		// A lease change makes the controller look at once.
 		writeLease(t, c, "10.9.0.4", 6443, time.Hour, time.Now())
-		eventually(t, "port 443 back", func(ctx context.Context) (bool, error) {
+		polltest.UntilContext(t, controllerWait, "port 443 back", func(ctx context.Context) (bool, error) {
 			svc, err := c.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
 			return err == nil && svc.Spec.Ports[0].Port == 443, err
 		})
@@ -172,12 +173,12 @@ func TestRootCAPublisher(t *testing.T) {
 		}
 	}
 	createNamespace(t, c, "fresh")
-	eventually(t, "published in a new namespace", published("fresh"))
+	polltest.UntilContext(t, controllerWait, "published in a new namespace", published("fresh"))
 
 	if err := c.CoreV1().ConfigMaps("fresh").Delete(t.Context(), "kube-root-ca.crt", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "published again after deletion", published("fresh"))
+	polltest.UntilContext(t, controllerWait, "published again after deletion", published("fresh"))
 
 	cm, err := c.CoreV1().ConfigMaps("fresh").Get(t.Context(), "kube-root-ca.crt", metav1.GetOptions{})
 	if err != nil {
@@ -188,7 +189,7 @@ func TestRootCAPublisher(t *testing.T) {
 	if _, err := c.CoreV1().ConfigMaps("fresh").Update(t.Context(), cm, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "put right after an edit", published("fresh"))
+	polltest.UntilContext(t, controllerWait, "put right after an edit", published("fresh"))
 
 	if err := c.CoreV1().Namespaces().Delete(t.Context(), "fresh", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -196,12 +197,12 @@ func TestRootCAPublisher(t *testing.T) {
 	// Namespaces are watched in order: once one created after the
 	// deletion is published, the publisher knows "fresh" is terminating.
 	createNamespace(t, c, "later")
-	eventually(t, "published in a later namespace", published("later"))
+	polltest.UntilContext(t, controllerWait, "published in a later namespace", published("later"))
 	if err := c.CoreV1().ConfigMaps("fresh").Delete(t.Context(), "kube-root-ca.crt", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	createNamespace(t, c, "last")
-	eventually(t, "published in the last namespace", published("last"))
+	polltest.UntilContext(t, controllerWait, "published in the last namespace", published("last"))
 	if ok, _ := published("fresh")(t.Context()); ok {
 		t.Error("kube-root-ca.crt written into a terminating namespace")
 	}

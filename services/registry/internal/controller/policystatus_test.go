@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller"
 )
 
@@ -36,7 +37,7 @@ func TestPolicyTypeChecking(t *testing.T) {
 	policy("sound", "object.spec.replicas > 1")
 	checked := func(name string) *admissionregistrationv1.TypeChecking {
 		var tc *admissionregistrationv1.TypeChecking
-		eventually(t, name+" type-checked", func(ctx context.Context) (bool, error) {
+		polltest.UntilContext(t, controllerWait, name+" type-checked", func(ctx context.Context) (bool, error) {
 			p, err := c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				return false, err

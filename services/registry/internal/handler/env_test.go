@@ -15,8 +15,8 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
-	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
 	apirequest "github.com/kubesplit/kubesplit/pkg/request"
+	"github.com/kubesplit/kubesplit/services/registry/embedetcd/etcdtest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"
 )

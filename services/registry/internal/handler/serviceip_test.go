@@ -15,7 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
-	"github.com/kubesplit/kubesplit/pkg/embedetcd/etcdtest"
+	"github.com/kubesplit/kubesplit/services/registry/embedetcd/etcdtest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 	"github.com/kubesplit/kubesplit/services/registry/internal/serviceip"
 	"github.com/kubesplit/kubesplit/services/registry/internal/storage"

@@ -2,4 +2,4 @@ package kubetype
 
 // The built-in kinds' versions, internal types, conversions and defaulters,
 // registered into legacyscheme.Scheme.
-import _ "github.com/kubesplit/kubesplit/services/registry/kubeapis"
+import _ "github.com/kubesplit/kubesplit/pkg/kubeapis"

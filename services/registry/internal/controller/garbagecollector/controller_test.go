@@ -1,7 +1,6 @@
 package garbagecollector
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -11,11 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 )
 
@@ -65,11 +64,7 @@ func start(t *testing.T, objs ...runtime.Object) *env {
 
 func (e *env) eventually(what string, cond func() bool) {
 	e.t.Helper()
-	err := wait.PollUntilContextTimeout(e.t.Context(), 10*time.Millisecond, 10*time.Second, true,
-		func(context.Context) (bool, error) { return cond(), nil })
-	if err != nil {
-		e.t.Fatalf("%s: %v", what, err)
-	}
+	polltest.Until(e.t, 10*time.Second, what, cond)
 }
 
 func (e *env) get(gvr schema.GroupVersionResource, name string) *unstructured.Unstructured {

@@ -8,9 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 )
 
@@ -41,29 +41,22 @@ func hasDefault(ctx context.Context, client *fake.Clientset, namespace string) (
 	return err == nil, err
 }
 
-func eventually(t *testing.T, cond wait.ConditionWithContextFunc) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, cond); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A namespace gets its default account, a new namespace too, and a deleted
 // account comes back.
 func TestCreatesAndRecreates(t *testing.T) {
 	client := fake.NewClientset(ns("existing", false))
 	start(t, client)
-	eventually(t, func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "existing") })
+	polltest.UntilContext(t, 10*time.Second, "existing's default account", func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "existing") })
 
 	if _, err := client.CoreV1().Namespaces().Create(t.Context(), ns("fresh", false), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "fresh") })
+	polltest.UntilContext(t, 10*time.Second, "fresh's default account", func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "fresh") })
 
 	if err := client.CoreV1().ServiceAccounts("fresh").Delete(t.Context(), DefaultName, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "fresh") })
+	polltest.UntilContext(t, 10*time.Second, "fresh's default account", func(ctx context.Context) (bool, error) { return hasDefault(ctx, client, "fresh") })
 }
 
 // A namespace being deleted gets no account.

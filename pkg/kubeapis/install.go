@@ -3,7 +3,9 @@
 // legacyscheme.Scheme. Importing it is what lets the registry's type code
 // and the admission service's adapter of kube's own plugins decode a
 // built-in kind and convert it to kube's internal version; it is a package
-// of its own, outside internal/, so that both share one list.
+// of its own, in a module of its own (it needs k8s.io/kubernetes, which
+// the shared module does not), so that both share one list without one
+// service importing the other.
 package kubeapis
 
 import (

@@ -1,8 +1,9 @@
-package controller
+package leader
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,17 +12,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
-
-	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
 )
 
-// fastConfig has lease timings short enough for tests.
-func fastConfig(identity string) Config {
-	return Config{Identity: identity, LeaseNamespace: "kube-system",
-		LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 50 * time.Millisecond}
+const testLease = "kubesplit-test"
+
+// fastConfig is the test Lease on client, with timings short enough for
+// tests.
+func fastConfig(client *fake.Clientset, identity string) Config {
+	return Config{Client: client.CoordinationV1(), Namespace: "kube-system", Name: testLease, Identity: identity,
+		LeaseDuration: time.Second, RenewDeadline: 500 * time.Millisecond, RetryPeriod: 50 * time.Millisecond,
+		Log: slog.New(slog.DiscardHandler)}
 }
 
-// leading runs lead in the background, reporting each term's start on
+// leading runs Run in the background, reporting each term's start on
 // started and counting terms that are live.
 type leading struct {
 	started chan string
@@ -30,10 +33,9 @@ type leading struct {
 }
 
 func campaign(ctx context.Context, client *fake.Clientset, identity string, l *leading) {
-	e := elector{cfg: fastConfig(identity), lease: leaseName("test"), client: client.CoordinationV1(), log: controllertest.Log()}
 	go func() {
 		defer close(l.done)
-		e.lead(ctx, func(ctx context.Context) {
+		Run(ctx, fastConfig(client, identity), func(ctx context.Context) {
 			l.live.Add(1)
 			defer l.live.Add(-1)
 			l.started <- identity
@@ -76,16 +78,16 @@ func TestOneLeaderThenHandover(t *testing.T) {
 	select {
 	case who := <-b.started:
 		t.Fatalf("%s started while a led", who)
-	case <-time.After(10 * fastConfig("").RetryPeriod):
+	case <-time.After(10 * fastConfig(client, "").RetryPeriod):
 	}
 
 	cancelA()
 	<-a.done
 	if a.live.Load() != 0 {
-		t.Fatal("a's controller still running after lead returned")
+		t.Fatal("a's work still running after Run returned")
 	}
 	expectStart(t, b, "b")
-	lease, err := client.CoordinationV1().Leases("kube-system").Get(t.Context(), leaseName("test"), metav1.GetOptions{})
+	lease, err := client.CoordinationV1().Leases("kube-system").Get(t.Context(), testLease, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,29 +128,17 @@ func TestLostLeaseStopsAndRecampaigns(t *testing.T) {
 	}
 }
 
-// The lease namespace is created when missing.
-func TestEnsureNamespace(t *testing.T) {
-	client := fake.NewClientset()
-	ensureNamespace(t.Context(), client.CoreV1(), "kube-system", time.Millisecond, controllertest.Log())
-	if _, err := client.CoreV1().Namespaces().Get(t.Context(), "kube-system", metav1.GetOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// And an existing one is left alone.
-	ensureNamespace(t.Context(), client.CoreV1(), "kube-system", time.Millisecond, controllertest.Log())
-}
-
 // A controller that returns while leading hands the lease back and is run
 // again in a later term.
 func TestReturningControllerRestarts(t *testing.T) {
 	client := fake.NewClientset()
-	e := elector{cfg: fastConfig("a"), lease: leaseName("test"), client: client.CoordinationV1(), log: controllertest.Log()}
 	var runs atomic.Int32
 	again := make(chan struct{})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.lead(ctx, func(ctx context.Context) {
+		Run(ctx, fastConfig(client, "a"), func(ctx context.Context) {
 			if runs.Add(1) == 2 {
 				close(again)
 				<-ctx.Done()
