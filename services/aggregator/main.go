@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/aggregator/aggregator"
 	"github.com/kubesplit/kubesplit/services/aggregator/internal/filters"
@@ -42,7 +43,7 @@ func main() {
 		"common names of proxy client certificates extension servers accept (published); empty means front-proxy-client for a generated certificate, any otherwise")
 	fs.StringVar(&cfg.TokenAuthFile, "token-auth-file", "", "static token file checked in the aggregator itself, before any authn service")
 	fs.BoolVar(&cfg.AnonymousAuth, "anonymous-auth", true, "serve requests without credentials as system:anonymous, to be authorized like anyone")
-	fs.StringSliceVar(&cfg.AuthorizationMode, "authorization-mode", []string{aggregator.ModeWebhook},
+	fs.StringSliceVar(&cfg.AuthorizationMode, "authorization-mode", []string{authz.ModeWebhook},
 		"authorizers asked in order after system:masters: AlwaysAllow, AlwaysDeny, Webhook (needs --authz-url)")
 	aggregator.AddConcurrencyFlags(fs, &cfg)
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", filters.DefaultRequestTimeout, "time limit of a non-long-running request")

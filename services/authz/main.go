@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/tools/clientcmd"
 
+	pkgauthz "github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/authz/authz"
@@ -41,7 +42,7 @@ func main() {
 	serve.Main("authz", fs, &common, func(ctx context.Context) (serve.Service, error) {
 		cfg.Endpoint = common.Endpoint
 		if len(cfg.AuthorizationModes) == 0 && cfg.AuthorizationConfigFile == "" {
-			cfg.AuthorizationModes = []string{authz.ModeRBAC}
+			cfg.AuthorizationModes = []string{pkgauthz.ModeRBAC}
 		}
 		if err := load(&cfg, *identityKeys, *kubeconfig); err != nil {
 			return nil, err

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
+	pkgauthz "github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/admission/admission"
@@ -86,7 +87,7 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 			Registry: []string{reg.URL()}, Authn: []string{urlOf(authnLn)}, Authz: []string{urlOf(authzLn)},
 		},
 		TokenAuthFile: cfg.TokenAuthFile, AnonymousAuth: cfg.AnonymousAuth,
-		AuthorizationMode: []string{aggregator.ModeWebhook},
+		AuthorizationMode: []string{pkgauthz.ModeWebhook},
 		Authenticator:     pkgauthn.Union(loopback, &st.authn), Authorizer: &st.authz, Log: cfg.Log,
 		AdvertiseAddress: cfg.Aggregator.AdvertiseAddress, EndpointReconcilerType: cfg.Aggregator.EndpointReconcilerType,
 		EndpointLeaseDuration: cfg.Aggregator.EndpointLeaseDuration,
@@ -152,7 +153,7 @@ func (s *Server) startAuthn(ctx context.Context, cfg Config, st *stages, client 
 func (s *Server) startAuthz(ctx context.Context, cfg Config, st *stages, rc *rest.Config, keys []crypto.PublicKey, ln net.Listener) error {
 	modes := cfg.AuthorizationModes
 	if len(modes) == 0 && cfg.AuthorizationConfigFile == "" {
-		modes = []string{authz.ModeRBAC}
+		modes = []string{pkgauthz.ModeRBAC}
 	}
 	az, err := authz.Start(ctx, authz.Config{
 		Endpoint: serve.Endpoint{Listener: ln}, AuthorizationModes: modes, IdentityKeys: keys, RESTConfig: rc, Log: cfg.Log,

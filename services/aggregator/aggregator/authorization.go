@@ -8,14 +8,6 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/authz"
 )
 
-// The authorization modes, named as kube-apiserver's --authorization-mode
-// values.
-const (
-	ModeAlwaysAllow = "AlwaysAllow"
-	ModeAlwaysDeny  = "AlwaysDeny"
-	ModeWebhook     = "Webhook"
-)
-
 // modeDeps is what a mode may need to build its authorizer.
 type modeDeps struct {
 	cfg Config
@@ -31,9 +23,9 @@ type modeDeps struct {
 
 // authorizationModes is the one table of authorization modes, by name.
 var authorizationModes = map[string]func(modeDeps) (authz.Authorizer, error){
-	ModeAlwaysAllow: func(modeDeps) (authz.Authorizer, error) { return authz.AlwaysAllow(), nil },
-	ModeAlwaysDeny:  func(modeDeps) (authz.Authorizer, error) { return authz.AlwaysDeny(), nil },
-	ModeWebhook:     newWebhookAuthorizer,
+	authz.ModeAlwaysAllow: func(modeDeps) (authz.Authorizer, error) { return authz.AlwaysAllow(), nil },
+	authz.ModeAlwaysDeny:  func(modeDeps) (authz.Authorizer, error) { return authz.AlwaysDeny(), nil },
+	authz.ModeWebhook:     newWebhookAuthorizer,
 }
 
 // newWebhookAuthorizer asks the authz stage: in process when the
@@ -48,7 +40,7 @@ func newWebhookAuthorizer(d modeDeps) (authz.Authorizer, error) {
 		return d.cfg.Authorizer, nil
 	}
 	if d.authzClient == nil || d.authzRevisions == nil {
-		return nil, fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, ModeWebhook)
+		return nil, fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, authz.ModeWebhook)
 	}
 	wc, err := authz.NewWebhookClient(authz.WebhookConfig{
 		URL:        upstreamPlaceholder(authzUpstream) + authz.SubjectAccessReviewPath,

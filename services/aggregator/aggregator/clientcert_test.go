@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"github.com/kubesplit/kubesplit/pkg/authz"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestClientCertificates(t *testing.T) {
 		c.Upstreams.Registry = []string{reg.URL}
 		c.TokenAuthFile = tokens
 		c.ClientCAFile = ca.File(t)
-		c.AuthorizationMode = []string{ModeAlwaysAllow}
+		c.AuthorizationMode = []string{authz.ModeAlwaysAllow}
 	})
 	plain := httpsClient(t, dir)
 	alice := withClientCert(plain, ca.ClientCert(t, "alice", "team-a", "team-b"))
@@ -90,7 +91,7 @@ func TestClientCertificatesNotRequested(t *testing.T) {
 	reg := backend(t, dir, registryUpstream, nil)
 	s := startInProcess(t, dir, func(c *Config) {
 		c.Upstreams.Registry = []string{reg.URL}
-		c.AuthorizationMode = []string{ModeAlwaysAllow}
+		c.AuthorizationMode = []string{authz.ModeAlwaysAllow}
 	})
 	alice := withClientCert(httpsClient(t, dir), testpki.New(t, "unknown-ca").ClientCert(t, "alice"))
 	if code, body := get(t, alice, s.URL()+"/api/v1/namespaces", "", nil); code != http.StatusUnauthorized {
@@ -107,7 +108,7 @@ func TestClientCAFileInvalid(t *testing.T) {
 	for _, file := range []string{junk, filepath.Join(t.TempDir(), "missing.crt")} {
 		_, err := Start(context.Background(), Config{
 			Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, CertDir: dir, Upstreams: UpstreamURLs{Registry: []string{"http://127.0.0.1:1"}},
-			AuthorizationMode: []string{ModeAlwaysAllow}, ClientCAFile: file,
+			AuthorizationMode: []string{authz.ModeAlwaysAllow}, ClientCAFile: file,
 		})
 		if !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("client CA %s: %v, want ErrInvalidConfig", file, err)

@@ -232,8 +232,8 @@ func validateModes(modes []string, haveAuthz bool) error {
 	if err := authz.CheckModes(modes, authorizationModes); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	if slices.Contains(modes, ModeWebhook) && !haveAuthz {
-		return fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, ModeWebhook)
+	if slices.Contains(modes, authz.ModeWebhook) && !haveAuthz {
+		return fmt.Errorf("%w: authorization mode %q needs an authz upstream", ErrInvalidConfig, authz.ModeWebhook)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package aggregator
 
 import (
 	"errors"
+	"github.com/kubesplit/kubesplit/pkg/authz"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ func TestValidateRejects(t *testing.T) {
 		return Config{
 			Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, CertDir: t.TempDir(),
 			Upstreams:         UpstreamURLs{Registry: []string{"http://127.0.0.1:1"}},
-			AuthorizationMode: []string{ModeAlwaysDeny},
+			AuthorizationMode: []string{authz.ModeAlwaysDeny},
 		}
 	}
 	if err := good().validate(); err != nil {
@@ -26,8 +27,8 @@ func TestValidateRejects(t *testing.T) {
 		"nothing to generate in":      func(c *Config) { c.CertDir = "" },
 		"no authorization mode":       func(c *Config) { c.AuthorizationMode = nil },
 		"unknown mode":                func(c *Config) { c.AuthorizationMode = []string{"RBAC"} },
-		"mode twice":                  func(c *Config) { c.AuthorizationMode = []string{ModeAlwaysDeny, ModeAlwaysDeny} },
-		"webhook without authz":       func(c *Config) { c.AuthorizationMode = []string{ModeWebhook} },
+		"mode twice":                  func(c *Config) { c.AuthorizationMode = []string{authz.ModeAlwaysDeny, authz.ModeAlwaysDeny} },
+		"webhook without authz":       func(c *Config) { c.AuthorizationMode = []string{authz.ModeWebhook} },
 		"negative request timeout":    func(c *Config) { c.RequestTimeout = -time.Second },
 		"proxy cert without key":      func(c *Config) { c.ProxyClientCertFile = "p.crt" },
 		"unknown endpoint reconciler": func(c *Config) { c.EndpointReconcilerType = "master-count" },

@@ -128,7 +128,7 @@ func TestFusedComposition(t *testing.T) {
 	s := startInProcess(t, dir, func(c *Config) {
 		c.Upstreams.Registry = []string{reg.URL}
 		c.TokenAuthFile = tokens
-		c.AuthorizationMode = []string{ModeAlwaysDeny}
+		c.AuthorizationMode = []string{authz.ModeAlwaysDeny}
 	})
 	c := httpsClient(t, dir)
 	cases := []struct {
@@ -181,7 +181,7 @@ func TestSplitComposition(t *testing.T) {
 		})), nil, stopStreams))
 	s := startInProcess(t, dir, func(c *Config) {
 		c.Upstreams = UpstreamURLs{Registry: []string{reg.URL}, Authn: []string{authnSrv.URL}, Authz: []string{authzSrv.URL}}
-		c.AuthorizationMode = []string{ModeWebhook}
+		c.AuthorizationMode = []string{authz.ModeWebhook}
 	})
 	// Answers are cached only while the stages' revision streams are live.
 	awaitTrusted(t, s)

@@ -19,7 +19,7 @@ const abacPolicy = `{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "
 
 func TestABACMode(t *testing.T) {
 	path := writeFile(t, t.TempDir(), "abac.jsonl", abacPolicy)
-	e, err := buildTest(t, Config{AuthorizationModes: []string{ModeABAC}, PolicyFile: path}, revision.NewFeed())
+	e, err := buildTest(t, Config{AuthorizationModes: []string{authz.ModeABAC}, PolicyFile: path}, revision.NewFeed())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestABACReload(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "abac.jsonl", abacPolicy)
 	feed := revision.NewFeed()
-	e, err := buildTest(t, Config{AuthorizationModes: []string{ModeABAC}, PolicyFile: path}, feed)
+	e, err := buildTest(t, Config{AuthorizationModes: []string{authz.ModeABAC}, PolicyFile: path}, feed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestABACRefusesAtStart(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := buildTest(t, Config{AuthorizationModes: []string{ModeABAC}, PolicyFile: c.path}, revision.NewFeed())
+			_, err := buildTest(t, Config{AuthorizationModes: []string{authz.ModeABAC}, PolicyFile: c.path}, revision.NewFeed())
 			if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("buildChain = %v, want ErrInvalidConfig naming %q", err, c.want)
 			}
@@ -94,7 +94,7 @@ func TestABACRefusesAtStart(t *testing.T) {
 // gives the user, from kube's own rule resolver.
 func TestABACRules(t *testing.T) {
 	path := writeFile(t, t.TempDir(), "abac.jsonl", abacPolicy)
-	e, err := buildTest(t, Config{AuthorizationModes: []string{ModeABAC}, PolicyFile: path}, revision.NewFeed())
+	e, err := buildTest(t, Config{AuthorizationModes: []string{authz.ModeABAC}, PolicyFile: path}, revision.NewFeed())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func (c *configuredChain) load(ctx context.Context, cfg Config, revs *policyRevi
 	)
 	for _, a := range conf.Authorizers {
 		m, ok := c.modes[string(a.Type)]
-		if string(a.Type) == ModeWebhook {
+		if string(a.Type) == authz.ModeWebhook {
 			if m, err = newConfiguredWebhook(a.Name, *a.Webhook, compiler); err != nil {
 				return fmt.Errorf("webhook %s: %w", a.Name, err)
 			}
@@ -119,7 +119,7 @@ func (c *configuredChain) load(ctx context.Context, cfg Config, revs *policyRevi
 func (c *configuredChain) buildModes(ctx context.Context, cfg Config, revs *policyRevisions, conf *apiserverapi.AuthorizationConfiguration) error {
 	types := sets.New[string]()
 	for _, a := range conf.Authorizers {
-		if string(a.Type) != ModeWebhook {
+		if string(a.Type) != authz.ModeWebhook {
 			types.Insert(string(a.Type))
 		}
 	}
@@ -132,7 +132,7 @@ func (c *configuredChain) buildModes(ctx context.Context, cfg Config, revs *poli
 	modes := map[string]mode{}
 	for _, a := range conf.Authorizers {
 		name := string(a.Type)
-		if name == ModeWebhook || modes[name].authorizer != nil {
+		if name == authz.ModeWebhook || modes[name].authorizer != nil {
 			continue
 		}
 		m, err := authorizationModes[name](ctx, cfg, revs)
@@ -154,11 +154,11 @@ func parseAuthorizationConfig(data []byte) (*apiserverapi.AuthorizationConfigura
 	}
 	compiler := authorizationcel.NewDefaultCompiler()
 	known := sets.New(slices.Collect(maps.Keys(authorizationModes))...)
-	if errs := validation.ValidateAuthorizationConfiguration(compiler, nil, c, known, sets.New(ModeWebhook)); len(errs) > 0 {
+	if errs := validation.ValidateAuthorizationConfiguration(compiler, nil, c, known, sets.New(authz.ModeWebhook)); len(errs) > 0 {
 		return nil, nil, errs.ToAggregate()
 	}
 	for _, a := range c.Authorizers {
-		if want := strings.ToLower(string(a.Type)); string(a.Type) != ModeWebhook && a.Name != want {
+		if want := strings.ToLower(string(a.Type)); string(a.Type) != authz.ModeWebhook && a.Name != want {
 			return nil, nil, fmt.Errorf("authorizer of type %s must be named %s, not %s", a.Type, want, a.Name)
 		}
 	}

@@ -116,7 +116,7 @@ func TestAuthorizationConfigRefuses(t *testing.T) {
 		want string
 	}{
 		"with modes": {Config{AuthorizationConfigFile: writeFile(t, dir, "ok.yaml", configHeader+"\n- {type: AlwaysAllow, name: alwaysallow}\n"),
-			AuthorizationModes: []string{ModeRBAC}}, "mutually exclusive"},
+			AuthorizationModes: []string{authz.ModeRBAC}}, "mutually exclusive"},
 		"missing file": {Config{AuthorizationConfigFile: dir + "/absent.yaml"}, "absent.yaml"},
 		"not yaml":     {Config{AuthorizationConfigFile: writeFile(t, dir, "bad.yaml", "authorizers: [\n")}, "bad.yaml"},
 		"no authorizers": {Config{AuthorizationConfigFile: writeFile(t, dir, "empty.yaml", configHeader+" []\n")},

@@ -34,7 +34,7 @@ p, alice, *, secrets, delete, deny
 func TestCasbinMode(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{
-		AuthorizationModes: []string{ModeCasbin},
+		AuthorizationModes: []string{authz.ModeCasbin},
 		CasbinModel:        writeFile(t, dir, "model.conf", ownersModel),
 		CasbinPolicy:       writeFile(t, dir, "policy.csv", ownersPolicy),
 	}
@@ -56,7 +56,7 @@ func TestCasbinMode(t *testing.T) {
 func TestCasbinChain(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{
-		AuthorizationModes: []string{ModeCasbin, ModeAlwaysAllow},
+		AuthorizationModes: []string{authz.ModeCasbin, authz.ModeAlwaysAllow},
 		CasbinModel:        writeFile(t, dir, "model.conf", ownersModel),
 		CasbinPolicy:       writeFile(t, dir, "policy.csv", ownersPolicy),
 	}
@@ -76,7 +76,7 @@ func TestCasbinReload(t *testing.T) {
 	dir := t.TempDir()
 	feed := revision.NewFeed()
 	cfg := Config{
-		AuthorizationModes: []string{ModeCasbin},
+		AuthorizationModes: []string{authz.ModeCasbin},
 		CasbinModel:        writeFile(t, dir, "model.conf", ownersModel),
 		CasbinPolicy:       writeFile(t, dir, "policy.csv", ownersPolicy),
 	}
@@ -119,7 +119,7 @@ func TestCasbinRefusesAtStart(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := buildTest(t, Config{AuthorizationModes: []string{ModeCasbin}, CasbinModel: c.model, CasbinPolicy: c.policy}, revision.NewFeed())
+			_, err := buildTest(t, Config{AuthorizationModes: []string{authz.ModeCasbin}, CasbinModel: c.model, CasbinPolicy: c.policy}, revision.NewFeed())
 			if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("buildChain = %v, want ErrInvalidConfig naming %q", err, c.want)
 			}
@@ -132,7 +132,7 @@ func TestCasbinRefusesAtStart(t *testing.T) {
 func TestCasbinDeployExample(t *testing.T) {
 	const dir = "../../../deploy/compose/authz-policy"
 	e, err := buildTest(t, Config{
-		AuthorizationModes: []string{ModeCasbin},
+		AuthorizationModes: []string{authz.ModeCasbin},
 		CasbinModel:        dir + "/owners.conf",
 		CasbinPolicy:       dir + "/owners.csv",
 	}, revision.NewFeed())

@@ -9,19 +9,6 @@ import (
 	"github.com/kubesplit/kubesplit/pkg/revision"
 )
 
-// The authorization modes, named as kube-apiserver's --authorization-mode
-// values.
-const (
-	ModeRBAC        = "RBAC"
-	ModeAlwaysAllow = "AlwaysAllow"
-	ModeAlwaysDeny  = "AlwaysDeny"
-	ModeWebhook     = "Webhook"
-	ModeNode        = "Node"
-	ModeABAC        = "ABAC"
-	// ModeCasbin is kubesplit's own: the user's casbin model and policy.
-	ModeCasbin = "Casbin"
-)
-
 // mode is one built engine: what it answers with, and the readiness
 // checks it needs before its answers mean anything.
 type mode struct {
@@ -48,17 +35,17 @@ type newModeFunc func(ctx context.Context, cfg Config, revs *policyRevisions) (m
 
 // authorizationModes is the one table of authorization modes, by name.
 var authorizationModes = map[string]newModeFunc{
-	ModeRBAC: newRBACMode,
-	ModeAlwaysAllow: func(context.Context, Config, *policyRevisions) (mode, error) {
+	authz.ModeRBAC: newRBACMode,
+	authz.ModeAlwaysAllow: func(context.Context, Config, *policyRevisions) (mode, error) {
 		return mode{authorizer: authz.AlwaysAllow(), rules: allRules}, nil
 	},
-	ModeAlwaysDeny: func(context.Context, Config, *policyRevisions) (mode, error) {
+	authz.ModeAlwaysDeny: func(context.Context, Config, *policyRevisions) (mode, error) {
 		return mode{authorizer: authz.AlwaysDeny(), rules: noRules}, nil
 	},
-	ModeWebhook: newWebhookMode,
-	ModeNode:    newNodeMode,
-	ModeABAC:    newABACMode,
-	ModeCasbin:  newCasbinMode,
+	authz.ModeWebhook: newWebhookMode,
+	authz.ModeNode:    newNodeMode,
+	authz.ModeABAC:    newABACMode,
+	authz.ModeCasbin:  newCasbinMode,
 }
 
 // step is one authorizer of the chain: what the errors call it, and how

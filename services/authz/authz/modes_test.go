@@ -3,6 +3,7 @@ package authz
 import (
 	"context"
 	"errors"
+	"github.com/kubesplit/kubesplit/pkg/authz"
 	"testing"
 
 	"github.com/kubesplit/kubesplit/pkg/revision"
@@ -10,15 +11,15 @@ import (
 
 func TestBuildChainRefuses(t *testing.T) {
 	cases := map[string]Config{
-		"duplicate":            {AuthorizationModes: []string{ModeAlwaysDeny, ModeAlwaysDeny}},
+		"duplicate":            {AuthorizationModes: []string{authz.ModeAlwaysDeny, authz.ModeAlwaysDeny}},
 		"unknown":              {AuthorizationModes: []string{"Bogus"}},
-		"node without API":     {AuthorizationModes: []string{ModeNode, ModeRBAC}},
-		"abac without file":    {AuthorizationModes: []string{ModeABAC}},
-		"casbin without files": {AuthorizationModes: []string{ModeCasbin}},
+		"node without API":     {AuthorizationModes: []string{authz.ModeNode, authz.ModeRBAC}},
+		"abac without file":    {AuthorizationModes: []string{authz.ModeABAC}},
+		"casbin without files": {AuthorizationModes: []string{authz.ModeCasbin}},
 		"none":                 {},
-		"webhook without url":  {AuthorizationModes: []string{ModeWebhook}},
-		"rbac without API":     {AuthorizationModes: []string{ModeRBAC}},
-		"duplicate after good": {AuthorizationModes: []string{ModeAlwaysAllow, ModeRBAC, ModeAlwaysAllow}},
+		"webhook without url":  {AuthorizationModes: []string{authz.ModeWebhook}},
+		"rbac without API":     {AuthorizationModes: []string{authz.ModeRBAC}},
+		"duplicate after good": {AuthorizationModes: []string{authz.ModeAlwaysAllow, authz.ModeRBAC, authz.ModeAlwaysAllow}},
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
+	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/revision/revisiontest"
 	"io"
 	"log/slog"
@@ -79,7 +80,7 @@ func TestServerRevisionsRequireAssertion(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := Start(context.Background(), Config{
-		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, AuthorizationModes: []string{ModeAlwaysAllow},
+		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, AuthorizationModes: []string{authz.ModeAlwaysAllow},
 		IdentityKeys: []crypto.PublicKey{pub},
 	})
 	if err != nil {

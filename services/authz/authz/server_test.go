@@ -29,7 +29,7 @@ func TestServerRequiresAssertion(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, err := Start(context.Background(), Config{
-		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, AuthorizationModes: []string{ModeAlwaysAllow},
+		Endpoint: serve.Endpoint{BindAddress: "127.0.0.1:0"}, AuthorizationModes: []string{authz.ModeAlwaysAllow},
 		IdentityKeys: []crypto.PublicKey{pub},
 	})
 	if err != nil {
