@@ -47,28 +47,7 @@ func TestResourceQuotaAcrossAdmissionReplicas(t *testing.T) {
 	t.Run("concurrent creates admit exactly the quota", func(t *testing.T) {
 		const ns, hard = "quota-replicas", 5
 		createNamespace(t, admin, ns)
-		// The root CA publisher's ConfigMap counts too: it must be in
-		// before the quota's usage is read.
-		waitRootCA(t, admin, ns)
-		quotas := admin.CoreV1().ResourceQuotas(ns)
-		rq := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "q"}, Spec: corev1.ResourceQuotaSpec{
-			Hard: corev1.ResourceList{"configmaps": resource.MustParse(fmt.Sprint(hard))},
-		}}
-		if _, err := quotas.Create(ctx(t), rq, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		var used int64
-		if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
-			q, err := quotas.Get(c, "q", metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			u, ok := q.Status.Used["configmaps"]
-			used = u.Value()
-			return ok, nil
-		}) {
-			t.Fatalf("quota %s/q never got its status", ns)
-		}
+		used := createQuota(t, admin, ns, "q", "configmaps", hard)
 
 		created := createConcurrently(t, clients, ns, "c", 20)
 		if free := hard - int(used); created != free {

@@ -186,14 +186,15 @@ func testLimitRanger(t *testing.T, admin kubernetes.Interface) {
 	}
 }
 
-func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interface, kubectl kubectlFunc) {
-	const ns, hard = "quota", 3
-	createNamespace(t, admin, ns)
-	// The root CA publisher's ConfigMap counts against the quota too: it
-	// must be in before the quota's usage is read.
+// createQuota creates a ResourceQuota allowing hard of resource in ns, and
+// returns what it counts as used once its status says so. The root CA
+// publisher's ConfigMap counts against a quota of ConfigMaps: it is waited
+// for first, so that the usage read is the one the test starts from.
+func createQuota(t *testing.T, admin kubernetes.Interface, ns, name string, resourceName corev1.ResourceName, hard int) int64 {
+	t.Helper()
 	waitRootCA(t, admin, ns)
-	rq := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: "cms"}, Spec: corev1.ResourceQuotaSpec{
-		Hard: corev1.ResourceList{"count/configmaps": resource.MustParse(fmt.Sprint(hard))},
+	rq := &corev1.ResourceQuota{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.ResourceQuotaSpec{
+		Hard: corev1.ResourceList{resourceName: resource.MustParse(fmt.Sprint(hard))},
 	}}
 	quotas := admin.CoreV1().ResourceQuotas(ns)
 	if _, err := quotas.Create(ctx(t), rq, metav1.CreateOptions{}); err != nil {
@@ -201,16 +202,23 @@ func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interf
 	}
 	var used int64
 	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
-		q, err := quotas.Get(c, "cms", metav1.GetOptions{})
+		q, err := quotas.Get(c, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		u, ok := q.Status.Used["count/configmaps"]
+		u, ok := q.Status.Used[resourceName]
 		used = u.Value()
 		return ok && q.Status.Hard != nil, nil
 	}) {
-		t.Fatalf("quota %s/cms never got its status", ns)
+		t.Fatalf("quota %s/%s never got its status", ns, name)
 	}
+	return used
+}
+
+func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interface, kubectl kubectlFunc) {
+	const ns, hard = "quota", 3
+	createNamespace(t, admin, ns)
+	used := createQuota(t, admin, ns, "cms", "count/configmaps", hard)
 	free := hard - int(used)
 
 	// Eight writers at once, through the aggregator: the quota admits
@@ -253,7 +261,7 @@ func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interf
 			}
 		}
 		assertSameSnapshot(t, before, s.Etcd.Snapshot(t, configMapsPrefix+ns+"/"))
-		q, err := quotas.Get(ctx(t), "cms", metav1.GetOptions{})
+		q, err := admin.CoreV1().ResourceQuotas(ns).Get(ctx(t), "cms", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
