@@ -93,7 +93,7 @@ bench_split() {
   start_etcd "$OUT/split-etcd"
   bench_tokens "$dir" https://127.0.0.1:16443
   local first=${#pids[@]}
-  stack_start "$dir" 16443 --etcd-servers "$ETCD" --disable-controllers
+  stack_start "$dir" 16443 --etcd-servers "$ETCD" --controllers=customresourcedefinition
   bench_user "$dir" https://127.0.0.1:16443 "$dir/ca.crt"
   run_load "split (five processes, through the aggregator)" "$dir/bench.kubeconfig" "${pids[@]:$first}"
 }
@@ -111,7 +111,7 @@ bench_traced() {
   bench_tokens "$dir" https://127.0.0.1:16463
   local first=${#pids[@]}
   OTEL_EXPORTER_OTLP_ENDPOINT=$(cat "$dir/otlp.addr") OTEL_TRACES_SAMPLER=always_on \
-    stack_start "$dir" 16463 --etcd-servers "$ETCD" --disable-controllers
+    stack_start "$dir" 16463 --etcd-servers "$ETCD" --controllers=customresourcedefinition
   bench_user "$dir" https://127.0.0.1:16463 "$dir/ca.crt"
   run_load "split, every span exported" "$dir/bench.kubeconfig" "${pids[@]:$first}"
 }
@@ -121,7 +121,7 @@ bench_fused() {
   rm -rf "$dir"; mkdir -p "$dir"
   start_etcd "$OUT/fused-etcd"
   bench_tokens "$dir" https://127.0.0.1:16453
-  "$BIN/kubesplit" --bind-address 127.0.0.1:16453 --cert-dir "$dir/certs" --etcd-servers "$ETCD" --disable-controllers \
+  "$BIN/kubesplit" --bind-address 127.0.0.1:16453 --cert-dir "$dir/certs" --etcd-servers "$ETCD" --controllers=customresourcedefinition \
     --token-auth-file "$dir/tokens.csv" --address-file "$dir/addr" >"$dir/log" 2>&1 &
   pids+=($!)
   local pid=$!
