@@ -49,7 +49,7 @@ func TestResourceQuotaAcrossAdmissionReplicas(t *testing.T) {
 		createNamespace(t, admin, ns)
 		used := createQuota(t, admin, ns, "q", "configmaps", hard)
 
-		created := createConcurrently(t, clients, ns, "c", 20)
+		created := createConcurrently(t, clients, ns, "q", "c", 20)
 		if free := hard - int(used); created != free {
 			t.Errorf("%d of 20 concurrent creates through two admission replicas succeeded under quota %d (%d used before), want %d",
 				created, hard, used, free)
@@ -62,7 +62,7 @@ func TestResourceQuotaAcrossAdmissionReplicas(t *testing.T) {
 		if len(list.Items) != hard {
 			t.Fatalf("%d configmaps stored under quota %d", len(list.Items), hard)
 		}
-		waitUsed(t, admin, ns, "configmaps", hard)
+		waitUsed(t, admin, ns, "q", "configmaps", hard)
 
 		// Deleting two frees two: once the controller has seen the
 		// deletes, four more creates through both replicas admit two.
@@ -76,8 +76,8 @@ func TestResourceQuotaAcrossAdmissionReplicas(t *testing.T) {
 			}
 			deleted++
 		}
-		waitUsed(t, admin, ns, "configmaps", hard-2)
-		if got := createConcurrently(t, clients, ns, "again", 4); got != 2 {
+		waitUsed(t, admin, ns, "q", "configmaps", hard-2)
+		if got := createConcurrently(t, clients, ns, "q", "again", 4); got != 2 {
 			t.Errorf("after deleting 2, admitted %d more; want 2", got)
 		}
 	})
@@ -108,15 +108,15 @@ func TestResourceQuotaAcrossAdmissionReplicas(t *testing.T) {
 		if _, err := admin.CoreV1().ResourceQuotas(ns).Create(ctx(t), q, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		waitUsed(t, admin, ns, "count/deployments.apps", 1)
-		waitUsed(t, admin, ns, "count/widgets.example.com", 0)
+		waitUsed(t, admin, ns, "q", "count/deployments.apps", 1)
+		waitUsed(t, admin, ns, "q", "count/widgets.example.com", 0)
 	})
 }
 
 // createConcurrently creates n configmaps named prefix<i> in ns at once,
 // writer i through clients[i%len(clients)], and returns how many were
-// created; a refusal other than the quota's fails the test.
-func createConcurrently(t *testing.T, clients []kubernetes.Interface, ns, prefix string, n int) int {
+// created; a refusal other than quota's fails the test.
+func createConcurrently(t *testing.T, clients []kubernetes.Interface, ns, quota, prefix string, n int) int {
 	t.Helper()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -132,26 +132,26 @@ func createConcurrently(t *testing.T, clients []kubernetes.Interface, ns, prefix
 		switch {
 		case err == nil:
 			created++
-		case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "exceeded quota: q"):
-			t.Errorf("writer %d: %v, want success or Forbidden: exceeded quota: q", i, err)
+		case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "exceeded quota: "+quota):
+			t.Errorf("writer %d: %v, want success or Forbidden: exceeded quota: %s", i, err, quota)
 		}
 	}
 	return created
 }
 
-// waitUsed waits until quota q in ns has used[name] == want.
-func waitUsed(t *testing.T, admin kubernetes.Interface, ns, name string, want int64) {
+// waitUsed waits until quota in ns has used[name] == want.
+func waitUsed(t *testing.T, admin kubernetes.Interface, ns, quota, name string, want int64) {
 	t.Helper()
 	var used resource.Quantity
 	var ok bool
 	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
-		q, err := admin.CoreV1().ResourceQuotas(ns).Get(c, "q", metav1.GetOptions{})
+		q, err := admin.CoreV1().ResourceQuotas(ns).Get(c, quota, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		used, ok = q.Status.Used[corev1.ResourceName(name)]
 		return ok && used.Value() == want, nil
 	}) {
-		t.Errorf("quota %s/q status.used[%s] = %s (present %v), want %d", ns, name, used.String(), ok, want)
+		t.Errorf("quota %s/%s status.used[%s] = %s (present %v), want %d", ns, quota, name, used.String(), ok, want)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -225,27 +224,11 @@ func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interf
 	// exactly as many as it has room for, whatever the interleaving.
 	cms := admin.CoreV1().ConfigMaps(ns)
 	const writers = 8
-	errs := make([]error, writers)
-	var wg sync.WaitGroup
-	for i := range writers {
-		wg.Go(func() {
-			_, errs[i] = cms.Create(ctx(t), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}, metav1.CreateOptions{})
-		})
-	}
-	wg.Wait()
-	created := 0
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			created++
-		case !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "exceeded quota: cms"):
-			t.Errorf("writer %d: %v, want success or Forbidden: exceeded quota: cms", i, err)
-		}
-	}
+	created := createConcurrently(t, []kubernetes.Interface{admin}, ns, "cms", "cm-", writers)
 	if created != free {
 		t.Errorf("%d of %d concurrent creates succeeded under quota %d (%d used before), want %d", created, writers, hard, used, free)
 	}
-	waitQuotaUsed(t, admin, ns, hard)
+	waitUsed(t, admin, ns, "cms", "count/configmaps", hard)
 	if list, err := cms.List(ctx(t), metav1.ListOptions{}); err != nil {
 		t.Fatal(err)
 	} else if len(list.Items) != hard {
@@ -291,24 +274,8 @@ func testResourceQuota(t *testing.T, s *framework.Stack, admin kubernetes.Interf
 		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "exceeded quota: cms") {
 			t.Errorf("second create after one delete: %v, want Forbidden: exceeded quota: cms", err)
 		}
-		waitQuotaUsed(t, admin, ns, hard)
+		waitUsed(t, admin, ns, "cms", "count/configmaps", hard)
 	})
-}
-
-// waitQuotaUsed waits until quota cms in ns counts want configmaps.
-func waitQuotaUsed(t *testing.T, admin kubernetes.Interface, ns string, want int64) {
-	t.Helper()
-	var used resource.Quantity
-	if !polltest.Holds(t, admissionWait, func(c context.Context) (bool, error) {
-		q, err := admin.CoreV1().ResourceQuotas(ns).Get(c, "cms", metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		used = q.Status.Used["count/configmaps"]
-		return used.Value() == want, nil
-	}) {
-		t.Errorf("quota %s/cms status.used = %s, want %d", ns, used.String(), want)
-	}
 }
 
 // startAdmissionStack starts the split stack with users, and on cleanup
