@@ -86,11 +86,7 @@ func buildChain(cfg Config, s stages) (http.Handler, error) {
 // so runs after impersonation (where kube runs it). The other is a pass.
 func concurrencyLimits(cfg Config, fc utilflowcontrol.Interface) (*filters.InFlightLimiter, func(http.Handler) http.Handler, error) {
 	if fc != nil {
-		wait := cfg.RequestTimeout
-		if wait == 0 {
-			wait = filters.DefaultRequestTimeout
-		}
-		return nil, filters.WithPriorityAndFairness(filters.FairnessConfig{Controller: fc, QueueWait: wait / 4}), nil
+		return nil, filters.WithPriorityAndFairness(filters.FairnessConfig{Controller: fc, QueueWait: cfg.RequestTimeout / 4}), nil
 	}
 	limiter, err := filters.NewInFlightLimiter(filters.MaxInFlightConfig{
 		MaxRequests: cfg.MaxRequestsInflight, MaxMutating: cfg.MaxMutatingRequestsInflight,

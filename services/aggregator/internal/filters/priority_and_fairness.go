@@ -29,8 +29,9 @@ type FairnessConfig struct {
 	// Priority and Fairness, k8s.io/apiserver/pkg/util/flowcontrol.
 	Controller utilflowcontrol.Interface
 	// QueueWait bounds the wait in a queue of a request whose context has
-	// no deadline; kube uses a quarter of --request-timeout. A request with
-	// a deadline waits a quarter of what is left of it.
+	// no deadline; kube uses a quarter of --request-timeout, and so does
+	// zero (a quarter of DefaultRequestTimeout). A request with a deadline
+	// waits a quarter of what is left of it.
 	QueueWait time.Duration
 }
 
@@ -48,6 +49,9 @@ type FairnessConfig struct {
 // initialization), as in kube; other long-running requests are not
 // queued.
 func WithPriorityAndFairness(cfg FairnessConfig) func(http.Handler) http.Handler {
+	if cfg.QueueWait == 0 {
+		cfg.QueueWait = DefaultRequestTimeout / 4
+	}
 	f := &fairness{cfg: cfg, dropped: utilflowcontrol.NewDroppedRequestsTracker()}
 	f.estimate = fcrequest.NewWorkEstimator(noObjectCounts, cfg.Controller.GetInterestedWatchCount,
 		fcrequest.DefaultWorkEstimatorConfig(), cfg.Controller.GetMaxSeats)
