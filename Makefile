@@ -22,9 +22,10 @@ build:
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/kubesplit ./cmd/kubesplit
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/load ./tools/load
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/otlpsink ./tools/load/otlpsink
+	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/benchtable ./tools/load/benchtable
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/etcd ./tools/etcd
 	@CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/kubesplit-certs ./deploy/certs
-	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/kubesplit (fused) $(BIN)/load $(BIN)/otlpsink $(BIN)/etcd $(BIN)/kubesplit-certs"
+	@echo "built: $(addprefix $(BIN)/,$(SERVICES)) $(BIN)/kubesplit (fused) $(BIN)/load $(BIN)/otlpsink $(BIN)/benchtable $(BIN)/etcd $(BIN)/kubesplit-certs"
 
 ## run: start the stack on loopback, write an admin kubeconfig, stop on Ctrl-C
 run: build
@@ -56,7 +57,7 @@ check-work:
 sync-work:
 	@hack/sync-go-work.sh
 
-## bench: the load tool against a fresh registry, plus Go benchmarks of the hot paths
+## bench: the Go benchmarks of the hot paths, then the load tool against kube-apiserver v1.37.2, the split stack and the fused binary side by side, printed as Markdown tables with their ratios (hack/bench.sh)
 bench: build
 	@hack/bench.sh
 

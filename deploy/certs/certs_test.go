@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,6 +78,9 @@ func TestRun(t *testing.T) {
 	}
 	if info, err := os.Stat(filepath.Join(dir, "sa.key")); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("sa.key: %v %v, want mode 0600", info, err)
+	}
+	if !samePublicKey(t, read(t, dir, "sa.key"), read(t, dir, "sa.pub")) {
+		t.Error("sa.pub is not the public half of sa.key")
 	}
 
 	if err := run(o); err != nil {
@@ -158,4 +163,25 @@ func TestSecretsArePrivate(t *testing.T) {
 			t.Errorf("%s has mode %v, want %v", e.Name(), perm, map[bool]os.FileMode{true: 0o644, false: 0o600}[public])
 		}
 	}
+}
+
+// samePublicKey reports whether pub (PEM, PKIX) is the public half of
+// priv (PEM, PKCS #8), as kube-apiserver's --service-account-key-file
+// reads it.
+func samePublicKey(t *testing.T, priv, pub []byte) bool {
+	t.Helper()
+	pb, _ := pem.Decode(priv)
+	ub, _ := pem.Decode(pub)
+	if pb == nil || ub == nil || ub.Type != "PUBLIC KEY" {
+		t.Fatalf("sa.key or sa.pub is not PEM, or sa.pub is not a PUBLIC KEY")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(pb.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := x509.ParsePKIXPublicKey(ub.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key.(*ecdsa.PrivateKey).PublicKey.Equal(pk)
 }

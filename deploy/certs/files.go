@@ -2,8 +2,10 @@ package main
 
 import (
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -130,7 +132,8 @@ func writeFrontProxy(w *writer) error {
 // writeKeys writes the signing keys: the aggregator's identity assertions
 // (every backend trusts identity.pub), the registry's admission reviews
 // (admission trusts registry-admission.pub), and service-account tokens
-// (every authn replica must sign and verify with the same key).
+// (every authn replica must sign and verify with the same key; sa.pub is
+// its public half).
 func writeKeys(w *writer) error {
 	pairs := [][2]string{{"identity.key", "identity.pub"}, {"registry-admission.key", "registry-admission.pub"}}
 	for _, p := range pairs {
@@ -145,11 +148,18 @@ func writeKeys(w *writer) error {
 			return err
 		}
 	}
-	_, sa, err := newKey()
+	saKey, sa, err := newKey()
+	if err != nil {
+		return err
+	}
+	// kube-apiserver verifies tokens with public keys only
+	// (--service-account-key-file), so the set carries sa.pub beside sa.key.
+	saPub, err := x509.MarshalPKIXPublicKey(&saKey.PublicKey)
 	if err != nil {
 		return err
 	}
 	w.file("sa.key", sa, 0o600)
+	w.file("sa.pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: saPub}), 0o644)
 	return w.err
 }
 
