@@ -24,6 +24,19 @@ func (u *Upstream) Check(ctx context.Context) {
 	u.checkAll(ctx, keys)
 }
 
+// checkUnhealthy checks the endpoints out of rotation only.
+func (u *Upstream) checkUnhealthy(ctx context.Context) {
+	var keys []string
+	for _, ep := range u.snap.Load().endpoints {
+		if !ep.Healthy {
+			keys = append(keys, ep.URL.String())
+		}
+	}
+	if len(keys) > 0 {
+		u.checkAll(ctx, keys)
+	}
+}
+
 // probe checks the endpoint at base; nil means healthy.
 func (u *Upstream) probe(ctx context.Context, base string) error {
 	ctx, cancel := context.WithTimeout(ctx, u.checkTimeout)

@@ -5,11 +5,18 @@ import (
 	"time"
 )
 
+// RecheckEvery is how often endpoints out of rotation are checked again,
+// between the checks of every endpoint: an upstream started a moment after
+// the aggregator (make run starts them together), or one a connection
+// error took out, serves again within this rather than HealthEvery. A
+// check of an endpoint that refuses connections costs next to nothing.
+const RecheckEvery = 200 * time.Millisecond
+
 // Start resolves and checks the endpoints once, before it returns, so that
 // an upstream started with reachable endpoints can serve at once; then it
-// resolves DNS names every ResolveEvery and checks every endpoint every
-// HealthEvery, in the background, until ctx is done. Calls after the first
-// do nothing.
+// resolves DNS names every ResolveEvery, checks every endpoint every
+// HealthEvery and those out of rotation every RecheckEvery, in the
+// background, until ctx is done. Calls after the first do nothing.
 func (u *Upstream) Start(ctx context.Context) {
 	u.startOnce.Do(func() {
 		_ = u.Resolve(ctx) // logged by lookupAll; a failing name is retried on the next tick
@@ -28,6 +35,8 @@ func (u *Upstream) loop(ctx context.Context) {
 	}
 	healthC, stop := u.ticker(u.healthEvery)
 	defer stop()
+	recheckC, stopRecheck := u.ticker(RecheckEvery)
+	defer stopRecheck()
 	for {
 		select {
 		case <-ctx.Done():
@@ -36,6 +45,8 @@ func (u *Upstream) loop(ctx context.Context) {
 			_ = u.Resolve(ctx)
 		case <-healthC:
 			u.Check(ctx)
+		case <-recheckC:
+			u.checkUnhealthy(ctx)
 		}
 	}
 }

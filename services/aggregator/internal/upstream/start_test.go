@@ -52,3 +52,27 @@ func TestStartResolvesThenKeepsResolvingAndChecking(t *testing.T) {
 	tickers.tick(t, healthEvery)
 	assertRoundRobin(t, picks(t, u, 2), "192.0.2.2:8080")
 }
+
+// An endpoint out of rotation is checked again every RecheckEvery, so an
+// upstream that becomes ready after the aggregator started serves at once;
+// those in rotation wait for HealthEvery.
+func TestStartRechecksEndpointsOutOfRotation(t *testing.T) {
+	const healthEvery = 7 * time.Second
+	up, late := newBackend(t), newBackend(t)
+	late.down.Store(true)
+	u := newUpstream(t, Config{URLs: []string{"http://" + up.addr(), "http://" + late.addr()}, HealthEvery: healthEvery})
+	tickers := fakeTickers{healthEvery: make(chan time.Time), RecheckEvery: make(chan time.Time)}
+	u.ticker = tickers.ticker
+	c, cancel := context.WithCancel(ctx(t))
+	defer cancel()
+	u.Start(c)
+	assertRoundRobin(t, picks(t, u, 2), up.addr())
+
+	late.down.Store(false)
+	up.down.Store(true) // in rotation: a recheck leaves it there
+	tickers.tick(t, RecheckEvery)
+	assertRoundRobin(t, picks(t, u, 4), up.addr(), late.addr())
+
+	tickers.tick(t, healthEvery)
+	assertRoundRobin(t, picks(t, u, 2), late.addr())
+}
