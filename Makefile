@@ -9,7 +9,7 @@ RUN_DIR  := .run
 PKGS     := work
 TEST_TIMEOUT ?= 35m
 
-.PHONY: all build kube-binaries run test conformance test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
+.PHONY: all build kube-binaries run test test-long conformance test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
 
 all: build
 
@@ -38,6 +38,10 @@ kube-binaries:
 ## test: unit, integration and end-to-end tests of every module
 test: build kube-binaries
 	KUBESPLIT_BIN=$(CURDIR)/$(BIN) KUBESPLIT_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+## test-long: the tests too long for make test: the control-plane test against kube-apiserver v1.37.2 itself (TestControlPlaneOnKube), which shows the test asks what Kubernetes does
+test-long: build kube-binaries
+	KUBESPLIT_LONG_TESTS=1 KUBESPLIT_BIN=$(CURDIR)/$(BIN) KUBESPLIT_KUBE_BIN=$$(hack/kube-binaries.sh) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestControlPlaneOnKube$$' -v ./test/e2e
 
 ## conformance: Kubernetes' own [Conformance] tests (kube's e2e.test) against kubesplit and against kube-apiserver v1.37.2, each test's result on both in .run/conformance/summary.md (hack/conformance.sh, test/conformance/selection.txt; long, not part of make test)
 conformance: build
