@@ -24,8 +24,12 @@
 #   ROUNDS        rounds of every operation (default 2)
 #   DURATION      each run's length (default 8s)
 #   CONCURRENCY   the load tool's workers (default 16)
+#   BENCH_OPS     the operations of each round (default: get list create
+#                 update mixed)
 #   WATCHERS      watchers of the watch run, each sent 200 updates
-#                 (default 1000)
+#                 (default 1000, 0 skips it)
+#   CROWD         ConfigMaps put in another namespace before the list runs
+#                 once more (row list-crowded; default 100000, 0 skips)
 #   BENCH_GO      0 skips the Go benchmarks
 #   OUT           where results and logs go (default .run/bench)
 set -euo pipefail
@@ -38,7 +42,8 @@ ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-8s}
 CONCURRENCY=${CONCURRENCY:-16}
 WATCHERS=${WATCHERS:-1000}
-OPS=(get list create update mixed)
+CROWD=${CROWD:-100000}
+read -ra OPS <<<"${BENCH_OPS:-get list create update mixed}"
 OUT=${OUT:-.run/bench}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -199,13 +204,14 @@ KC
   KC[registry]=$dir/bench.kubeconfig
 }
 
-# load <stack> <op> <round> [flags…]: one run of the load tool, its report
-# and the CPU each of the stack's processes spent meanwhile.
+# load <stack> <row> <round> [flags…]: one run of the load tool, its report
+# and the CPU each of the stack's processes spent meanwhile. The row is the
+# operation, or the operation and what sets the run apart (list-crowded).
 load() {
   local stack=$1 op=$2 round=$3 dir=$RESULTS/$1; shift 3
   mkdir -p "$dir"
   cpu_seconds "$stack" >"$dir/cpu.before"
-  "$BIN/load" --kubeconfig "${KC[$stack]}" --op "$op" --content-type json --output json "$@" \
+  "$BIN/load" --kubeconfig "${KC[$stack]}" --op "${op%%-*}" --content-type json --output json "$@" \
     >"$dir/$op.$round.json" 2>"$dir/$op.$round.log" ||
     echo "   $stack $op: the load tool failed (see $dir/$op.$round.log)" >&2
   cpu_seconds "$stack" | awk 'NR == FNR {before[$1] = $2; next} {printf "%s %.3f\n", $1, $2 - before[$1]}' \
@@ -234,13 +240,32 @@ for round in $(seq 1 "$ROUNDS"); do
     done
   done
 done
-echo "== watch: $WATCHERS watchers × 200 updates"
-for s in "${STACKS[@]}"; do
-  load "$s" watch 1 --watchers "$WATCHERS" --updates 200
-done
+if [ "$WATCHERS" -gt 0 ]; then
+  echo "== watch: $WATCHERS watchers × 200 updates"
+  for s in "${STACKS[@]}"; do
+    load "$s" watch 1 --watchers "$WATCHERS" --updates 200
+  done
+fi
 for s in "${STACKS[@]}"; do
   echo "$(proc_sum VmRSS "$s") $(proc_sum VmHWM "$s")" >"$RESULTS/$s/memory"
 done
+
+# What a list in one namespace costs beside many objects of its resource
+# elsewhere: the list runs again once another namespace holds $CROWD
+# ConfigMaps (kept from a seeding run), as row list-crowded.
+if [ "$CROWD" -gt 0 ]; then
+  echo "== list beside $CROWD ConfigMaps in another namespace"
+  for s in "${STACKS[@]}"; do
+    "$BIN/load" --kubeconfig "${KC[$s]}" --op get --namespace crowd --objects "$CROWD" --size 1024 --duration 1s --keep \
+      >/dev/null 2>"$RESULTS/$s/crowd.log" || echo "   $s: seeding failed (see $RESULTS/$s/crowd.log)" >&2
+  done
+  for round in $(seq 1 "$ROUNDS"); do
+    for i in $(seq 0 $((n - 1))); do
+      load "${STACKS[$(((i + round - 1) % n))]}" list-crowded "$round" \
+        --concurrency "$CONCURRENCY" --duration "$DURATION" --objects 100 --size 1024
+    done
+  done
+fi
 cleanup
 
 ratios=""
@@ -250,7 +275,7 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if [ -n "$(git status --porcelain 2>/dev/null)" ]; then commit+=" with uncommitted changes"; fi
 {
   echo "make bench, $(date -u +%F), commit $commit, on $(nproc) cores ($(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)."
-  echo "client-go, JSON, concurrency $CONCURRENCY, $DURATION per run, $ROUNDS rounds alternating between the stacks, 100 ConfigMaps of 1 KiB; the load tool shares the cores with the servers."
+  echo "client-go, JSON, concurrency $CONCURRENCY, $DURATION per run, $ROUNDS rounds alternating between the stacks, 100 ConfigMaps of 1 KiB; list-crowded lists them with $CROWD more in another namespace (measured after memory); the load tool shares the cores with the servers."
   echo
   "$BIN/benchtable" --dir "$RESULTS" --stacks "$(IFS=,; echo "${STACKS[*]}")" --ratios "${ratios%,}"
 } | tee "$OUT/table.md"

@@ -40,6 +40,7 @@ type stages struct {
 	authn              lateAuthenticator
 	authz              lateAuthorizer
 	mutating, validate lateAdmitter
+	admissionRules     lateRules
 }
 
 // Start runs the five services in this process. ctx bounds the start only.
@@ -71,7 +72,7 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 	rc := cfg.Registry
 	rc.Endpoint = serve.Endpoint{BindAddress: "127.0.0.1:0"}
 	rc.EtcdServers, rc.DataDir, rc.IdentityKeys = cfg.EtcdServers, cfg.DataDir, keys
-	rc.Admission = registry.Admission{Mutating: &st.mutating, Validating: &st.validate}
+	rc.Admission = registry.Admission{Mutating: &st.mutating, Validating: &st.validate, Rules: st.admissionRules.Rules}
 	reg, err := registry.Start(ctx, rc)
 	if err != nil {
 		return fmt.Errorf("registry: %w", err)
@@ -131,6 +132,7 @@ func (s *Server) startStages(ctx context.Context, cfg Config, st *stages, rc *re
 	s.closers = append(s.closers, adm.Close)
 	st.mutating.set(adm.Mutating())
 	st.validate.set(adm.Validating())
+	st.admissionRules.set(adm.Rules)
 	return nil
 }
 

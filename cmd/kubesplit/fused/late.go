@@ -62,3 +62,17 @@ func (l *lateAdmitter) Admit(ctx context.Context, a *admission.Attributes) (*adm
 	}
 	return ad.Admit(ctx, a)
 }
+
+// lateRules are the writes admission's plugins look at, known once it has
+// started, so that the registry asks about those only, as the split stack's
+// registry does with the rules the admission service publishes. Until then
+// every write is asked about (and refused, admission not being there).
+type lateRules struct{ late[func() admission.Rules] }
+
+func (l *lateRules) Rules(context.Context) (admission.Rules, bool) {
+	rules, err := l.get()
+	if err != nil {
+		return admission.Rules{}, false
+	}
+	return rules(), true
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/metrics"
@@ -55,9 +56,15 @@ func startUpstreams(ctx context.Context, cfg Config) (map[string]*upstream.Upstr
 		}
 		ups[name] = u
 	}
+	// Each Start checks its endpoints before it returns; one that accepts
+	// connections but does not answer yet (the fused binary's authn and
+	// authz before they start) holds its upstream for the check timeout,
+	// and must not hold the others too.
+	var wg sync.WaitGroup
 	for _, u := range ups {
-		u.Start(ctx)
+		wg.Go(func() { u.Start(ctx) })
 	}
+	wg.Wait()
 	return ups, nil
 }
 

@@ -7,8 +7,10 @@
 //
 // The directory holds one folder per stack, written by hack/bench.sh:
 //
-//	<op>.<round>.json  the load tool's report (--output json) of one run
-//	<op>.<round>.cpu   "<process> <seconds>" lines: the CPU each process
+//	<row>.<round>.json the load tool's report (--output json) of one run;
+//	                   the row is its operation, or another name for runs
+//	                   measured apart (list-crowded)
+//	<row>.<round>.cpu  "<process> <seconds>" lines: the CPU each process
 //	                   of the stack spent during that run
 //	memory             "<resident MB> <peak MB>" after every run
 //	ready              seconds from launch to ready

@@ -41,6 +41,7 @@ func TestTable(t *testing.T) {
 	writeFile(t, dir, "split", "memory", "450 600\n")
 	writeFile(t, dir, "kube", "ready", "4.2\n")
 	writeFile(t, dir, "split", "ready", "1.3\n")
+	writeFile(t, dir, "split", "list-crowded.1.json", `{"op":"list","total":100,"requests_per_second":300,"p99_ms":90,"errors":{}}`)
 	writeFile(t, dir, "split", "watch.1.json",
 		`{"op":"watch","total":200,"errors":{},"watch":{"watchers":1000,"updates":200,"events_expected":200000,"events_delivered":200000,"p99_ms":15300}}`)
 
@@ -51,6 +52,7 @@ func TestTable(t *testing.T) {
 	for _, want := range []string{
 		"| op | kube req/s | split req/s | split ÷ kube | p99 ms kube / split |",
 		"| get | 1,250 (1,000–1,500) | 2,500 (2,000–3,000) | 2.00× | 25 / 11 |",
+		"| list-crowded |  | 300 |  | – / 90 |",
 		"| events delivered |  | 200,000 of 200,000 (1000 × 200) |",
 		"| delivery p99 |  | 15.3 s |",
 		"| resident MB after the runs | 900 | 450 | 0.50× |",
@@ -65,6 +67,18 @@ func TestTable(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "| list |") {
 		t.Errorf("an operation nobody ran has a row:\n%s", out.String())
+	}
+
+	// Nothing measured, nothing shown: no watch table, no memory rows.
+	writeRun(t, dir, "bare", 1, 100, 10, 5, "")
+	out.Reset()
+	if code := run([]string{"--dir", dir, "--stacks", "bare"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	for _, unwanted := range []string{"Watch", "resident", "launch"} {
+		if strings.Contains(out.String(), unwanted) {
+			t.Errorf("%q shown for a stack without it:\n%s", unwanted, out.String())
+		}
 	}
 }
 

@@ -24,7 +24,8 @@ type Run struct {
 // Stack is everything measured on one stack.
 type Stack struct {
 	Name string
-	// Runs are by operation, one per round.
+	// Runs are by row (the operation, or what the file name says), one
+	// per round.
 	Runs map[string][]Run
 	// RSS and Peak are resident megabytes after every run, summed over
 	// the stack's processes; 0 when not measured.
@@ -47,7 +48,10 @@ func ReadStack(dir, name string) (*Stack, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Runs[run.Result.Op] = append(s.Runs[run.Result.Op], run)
+		// The file names the row: list-crowded.1.json is a list run
+		// measured apart from the plain ones.
+		row, _, _ := strings.Cut(filepath.Base(f), ".")
+		s.Runs[row] = append(s.Runs[row], run)
 	}
 	if v, err := numbers(filepath.Join(folder, "memory"), 2); err != nil {
 		return nil, err

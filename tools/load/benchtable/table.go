@@ -9,8 +9,23 @@ import (
 	"strings"
 )
 
-// requestOps are the throughput operations, in the order they are shown.
+// requestOps are the throughput operations, in the order they are shown;
+// other rows (runs measured apart) follow in name order.
 var requestOps = []string{"get", "list", "create", "update", "mixed"}
+
+// rows are requestOps, then the other rows any stack has, but watch.
+func rows(stacks []*Stack) []string {
+	var extra []string
+	for _, s := range stacks {
+		for r := range s.Runs {
+			if r != "watch" && !slices.Contains(requestOps, r) && !slices.Contains(extra, r) {
+				extra = append(extra, r)
+			}
+		}
+	}
+	slices.Sort(extra)
+	return append(slices.Clone(requestOps), extra...)
+}
 
 // Write prints the tables: throughput and p99, watch delivery, memory and
 // start, and CPU per request.
@@ -29,7 +44,7 @@ func writeThroughput(w io.Writer, stacks []*Stack, ratios []Ratio) {
 	head = append(head, ratioNames(stacks, ratios)...)
 	head = append(head, "p99 ms "+strings.Join(names(stacks), " / "))
 	t := newTable(head...)
-	for _, op := range requestOps {
+	for _, op := range rows(stacks) {
 		row := []string{op}
 		rps := make([]float64, len(stacks))
 		p99 := make([]string, len(stacks))
@@ -53,15 +68,20 @@ func writeThroughput(w io.Writer, stacks []*Stack, ratios []Ratio) {
 func writeWatch(w io.Writer, stacks []*Stack) {
 	t := newTable(append([]string{"watch"}, names(stacks)...)...)
 	delivered, p99 := []string{"events delivered"}, []string{"delivery p99"}
+	any := false
 	for _, s := range stacks {
 		runs := s.Runs["watch"]
 		if len(runs) == 0 || runs[0].Result.Watch == nil {
 			delivered, p99 = append(delivered, ""), append(p99, "")
 			continue
 		}
+		any = true
 		ws := runs[len(runs)-1].Result.Watch
 		delivered = append(delivered, fmt.Sprintf("%s of %s (%d × %d)", count(float64(ws.Delivered)), count(float64(ws.Expected)), ws.Watchers, ws.Updates))
 		p99 = append(p99, latency(ws.P99))
+	}
+	if !any {
+		return
 	}
 	t.add(delivered...)
 	t.add(p99...)
@@ -81,8 +101,13 @@ func writeFootprint(w io.Writer, stacks []*Stack, ratios []Ratio) {
 	}
 	for _, r := range rows {
 		row := []string{r.name}
+		measured := false
 		for _, s := range stacks {
 			row = append(row, blankIfZero(r.value(s), r.format))
+			measured = measured || r.value(s) > 0
+		}
+		if !measured {
+			continue
 		}
 		for _, q := range ratios {
 			row = append(row, ratio(r.value(stacks[q.A]), r.value(stacks[q.B])))
@@ -94,7 +119,7 @@ func writeFootprint(w io.Writer, stacks []*Stack, ratios []Ratio) {
 
 func writeCPU(w io.Writer, stacks []*Stack, ratios []Ratio) {
 	t := newTable(append(append([]string{"op"}, names(stacks)...), ratioNames(stacks, ratios)...)...)
-	for _, op := range requestOps {
+	for _, op := range rows(stacks) {
 		row := []string{op}
 		total := make([]float64, len(stacks))
 		for i, s := range stacks {

@@ -74,6 +74,9 @@ type Config struct {
 	QPS float64
 	// Output is OutputText or OutputJSON.
 	Output string
+	// Keep leaves what the run created in place, so that one run can
+	// fill a server for the next (make bench's crowded list).
+	Keep bool
 }
 
 // ErrInvalid is wrapped by every error Validate returns.

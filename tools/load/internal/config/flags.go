@@ -56,6 +56,7 @@ func Parse(args []string, errOut io.Writer) (Config, error) {
 	fs.StringVar(&c.ContentType, "content-type", ContentJSON, "wire format of requests and responses: json or protobuf")
 	fs.Float64Var(&c.QPS, "qps", 0, "cap on requests per second over all workers; 0 is unlimited (client-go's own limiter is always off)")
 	fs.StringVar(&c.Output, "output", OutputText, "report format: text or json")
+	fs.BoolVar(&c.Keep, "keep", false, "leave the namespace and the ConfigMaps the run created, to fill a server before another run")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}

@@ -34,7 +34,9 @@ func Run(ctx context.Context, cfg config.Config, client kubernetes.Interface, lo
 		objects = cfg.Objects
 	}
 	fx, err := workload.Setup(ctx, env, objects)
-	defer cleanup(ctx, env, fx)
+	if !cfg.Keep {
+		defer cleanup(ctx, env, fx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("setup: %w", err)
 	}

@@ -88,6 +88,24 @@ func TestRunKeepsExistingNamespace(t *testing.T) {
 	}
 }
 
+// With Keep, the seeded ConfigMaps and the namespace stay for the next run.
+func TestRunKeep(t *testing.T) {
+	cs := fake.NewClientset()
+	handleDeleteCollection(cs)
+	cfg := baseConfig(config.OpGet)
+	cfg.Keep = true
+	if _, err := Run(context.Background(), cfg, cs, t.Output()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(context.Background(), "load-test", metav1.GetOptions{}); err != nil {
+		t.Errorf("namespace: %v, want it kept", err)
+	}
+	list, err := cs.CoreV1().ConfigMaps("load-test").List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(list.Items) != cfg.Objects {
+		t.Errorf("left %d ConfigMaps (%v), want the %d seeded", len(list.Items), err, cfg.Objects)
+	}
+}
+
 func TestRunCancelledStillCleansUp(t *testing.T) {
 	cs := fake.NewClientset()
 	handleDeleteCollection(cs)
