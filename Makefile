@@ -9,7 +9,7 @@ RUN_DIR  := .run
 PKGS     := work
 TEST_TIMEOUT ?= 35m
 
-.PHONY: all build kube-binaries run test test-long conformance test-unit test-e2e lint fmt vet check-work sync-work bench clean images certs compose-up compose-down
+.PHONY: all build kube-binaries run test test-long conformance test-unit test-e2e lint fmt vet check-work sync-work bench profile clean images certs compose-up compose-down
 
 all: build
 
@@ -64,6 +64,10 @@ sync-work:
 ## bench: the Go benchmarks of the hot paths, then the load tool against kube-apiserver v1.37.2, the split stack and the fused binary side by side, printed as Markdown tables with their ratios (hack/bench.sh)
 bench: build
 	@hack/bench.sh
+
+## profile: CPU profiles of every split service under the load tool, each summed up as its top functions (hack/profile.sh; OPS="get create")
+profile: build
+	@hack/profile.sh $(OPS)
 
 ## images: one image per service FROM scratch, kubesplit-certs and etcd (deploy/images; IMAGE_REPO, IMAGE_TAG, ETCD_IMAGE)
 images: build

@@ -125,24 +125,34 @@ func ensure[T any](_ T, err error) error {
 // admission it cannot: the admission service syncs its state through the
 // aggregator from this registry, which must serve first, and refuses
 // writes until it has; so the namespaces are created in the background,
-// retrying until admission answers (run ends the retries).
+// retrying every bootstrapRetry until admission answers (run ends the
+// retries): the stack is ready once they exist, and a refused write costs
+// next to nothing.
 func (s *Server) startBootstrap(start, run context.Context, cfg Config) error {
 	if cfg.Admission.Mutating == nil && cfg.Admission.Validating == nil {
 		return bootstrap(start, s.restConfig())
 	}
 	go func() {
+		var last string
 		for {
 			err := bootstrap(run, s.restConfig())
 			if err == nil || run.Err() != nil {
 				return
 			}
-			slog.Info("registry bootstrap waits for admission", "err", err)
+			if err.Error() != last { // once per reason, not per retry
+				slog.Info("registry bootstrap waits for admission", "err", err)
+				last = err.Error()
+			}
 			select {
 			case <-run.Done():
 				return
-			case <-time.After(time.Second):
+			case <-time.After(bootstrapRetry):
 			}
 		}
 	}()
 	return nil
 }
+
+// bootstrapRetry is how often the system namespaces are tried again while
+// admission refuses them.
+const bootstrapRetry = 200 * time.Millisecond
