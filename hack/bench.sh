@@ -248,6 +248,9 @@ if [ "$WATCHERS" -gt 0 ]; then
 fi
 for s in "${STACKS[@]}"; do
   echo "$(proc_sum VmRSS "$s") $(proc_sum VmHWM "$s")" >"$RESULTS/$s/memory"
+  for np in ${PROCS[$s]}; do
+    awk -v n="${np%=*}" '$1 == "VmRSS:" {printf "%s %.0f\n", n, $2 / 1024}' "/proc/${np#*=}/status"
+  done >"$RESULTS/$s/memory.procs"
 done
 
 # What a list in one namespace costs beside many objects of its resource

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	pkgadmission "github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/pkg/apiwait"
 	"github.com/kubesplit/kubesplit/pkg/tracing"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 )
@@ -188,10 +189,10 @@ func dynamicRules(m, v pkgadmission.Admitter) func() pkgadmission.Rules {
 	return nil
 }
 
-// start runs the informers, notes when they synced, and starts the
-// background jobs.
+// start runs the informers once the API answers, notes when they synced,
+// and starts the background jobs.
 func (l *Local) start(ctx context.Context, client kubernetes.Interface, jobs []job, cfg LocalConfig) {
-	l.factory.Start(ctx.Done())
+	apiwait.Start(ctx, client, l.factory.Start)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()

@@ -8,11 +8,13 @@ import (
 	"k8s.io/client-go/informers"
 	certsinformers "k8s.io/client-go/informers/certificates/v1"
 	resourceinformers "k8s.io/client-go/informers/resource/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/kubernetes/pkg/auth/nodeidentifier"
 	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/node"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
 
+	"github.com/kubesplit/kubesplit/pkg/apiwait"
 	"github.com/kubesplit/kubesplit/pkg/authz"
 	"github.com/kubesplit/kubesplit/pkg/health"
 	"github.com/kubesplit/kubesplit/services/authz/internal/kubeauthz"
@@ -30,11 +32,11 @@ func newNodeMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 	if cfg.RESTConfig == nil {
 		return mode{}, fmt.Errorf("%w: the Node mode needs a way to reach the API (a kubeconfig)", ErrInvalidConfig)
 	}
-	factory, err := newInformerFactory(cfg)
+	client, factory, err := newInformerFactory(cfg)
 	if err != nil {
 		return mode{}, err
 	}
-	a, w := startNodeAuthorizer(ctx, factory, revs.source())
+	a, w := startNodeAuthorizer(ctx, client, factory, revs.source())
 	return mode{
 		authorizer: a,
 		checks:     []health.Check{{Name: "node-graph-synced", Func: w.ready}},
@@ -43,8 +45,9 @@ func newNodeMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 }
 
 // startNodeAuthorizer builds kube's Node authorizer over a graph that
-// kube's populator keeps from factory's informers, and starts them.
-func startNodeAuthorizer(ctx context.Context, factory informers.SharedInformerFactory, source revisionSource) (authz.Authorizer, *nodeRevisions) {
+// kube's populator keeps from factory's informers, and starts them once
+// the API answers through client.
+func startNodeAuthorizer(ctx context.Context, client kubernetes.Interface, factory informers.SharedInformerFactory, source revisionSource) (authz.Authorizer, *nodeRevisions) {
 	w := &nodeRevisions{source: source}
 	var slices resourceinformers.ResourceSliceInformer
 	if utilfeature.DefaultFeatureGate.Enabled(features.DynamicResourceAllocation) {
@@ -62,6 +65,6 @@ func startNodeAuthorizer(ctx context.Context, factory informers.SharedInformerFa
 		attachmentInformer{factory.Storage().V1().VolumeAttachments(), w},
 		slices, pcrs)
 	authorizer := node.NewAuthorizer(graph, nodeidentifier.NewDefaultNodeIdentifier(), bootstrappolicy.NodeRules())
-	factory.Start(ctx.Done())
+	apiwait.Start(ctx, client, factory.Start)
 	return kubeauthz.Adapt(authorizer), w
 }

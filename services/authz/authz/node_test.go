@@ -44,7 +44,7 @@ func startNode(t *testing.T, feed *revision.Feed, objs ...*corev1.Pod) (*fake.Cl
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	revs := newPolicyRevisions(feed)
-	a, w := startNodeAuthorizer(ctx, informers.NewSharedInformerFactory(client, 0), revs.source())
+	a, w := startNodeAuthorizer(ctx, client, informers.NewSharedInformerFactory(client, 0), revs.source())
 	for deadline := time.Now().Add(10 * time.Second); w.ready(ctx) != nil; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("node graph not synced within 10s")
@@ -106,7 +106,7 @@ func TestNodeGraphRevision(t *testing.T) {
 // TestNodeRules: as kube's node authorizer says, a node's rules cannot be
 // listed (incomplete), and anyone else gets none from it.
 func TestNodeRules(t *testing.T) {
-	a, _ := startNodeAuthorizer(t.Context(), informers.NewSharedInformerFactory(fake.NewClientset(), 0),
+	a, _ := startNodeAuthorizer(t.Context(), fake.NewClientset(), informers.NewSharedInformerFactory(fake.NewClientset(), 0),
 		newPolicyRevisions(revision.NewFeed()).source())
 	rules := listedRules(a)
 	if rules == nil {

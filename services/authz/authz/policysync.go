@@ -12,11 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	rbaclisters "k8s.io/client-go/listers/rbac/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/services/authz/internal/rbac"
 
+	"github.com/kubesplit/kubesplit/pkg/apiwait"
 	"github.com/kubesplit/kubesplit/pkg/rbacpolicy"
 )
 
@@ -76,9 +78,10 @@ func newPolicySync(engine *rbac.Engine, factory informers.SharedInformerFactory,
 	return s, nil
 }
 
-// start runs the informers and the rebuild loop until ctx ends.
-func (s *policySync) start(ctx context.Context) {
-	s.factory.Start(ctx.Done())
+// start runs the informers, once the API answers through client, and the
+// rebuild loop until ctx ends.
+func (s *policySync) start(ctx context.Context, client kubernetes.Interface) {
+	apiwait.Start(ctx, client, s.factory.Start)
 	go s.run(ctx)
 }
 

@@ -38,7 +38,7 @@ func startSync(t *testing.T) (*fake.Clientset, *rbac.Engine, *policySync) {
 	if err := s.ready(ctx); err == nil {
 		t.Fatal("ready before the informers ran")
 	}
-	s.start(ctx)
+	s.start(ctx, client)
 	polltest.Until(t, 10*time.Second, "the engine to be ready", func() bool { return s.ready(ctx) == nil })
 	return client, engine, s
 }

@@ -26,7 +26,7 @@ func newRBACMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 	if err != nil {
 		return mode{}, err
 	}
-	factory, err := newInformerFactory(cfg)
+	client, factory, err := newInformerFactory(cfg)
 	if err != nil {
 		return mode{}, err
 	}
@@ -35,7 +35,7 @@ func newRBACMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 		return mode{}, err
 	}
 	s.onLoad = revs.source().Set
-	s.start(ctx)
+	s.start(ctx, client)
 	return mode{
 		authorizer: engine,
 		checks:     []health.Check{{Name: "rbac-synced", Func: s.ready}},
@@ -47,12 +47,13 @@ func newRBACMode(ctx context.Context, cfg Config, revs *policyRevisions) (mode, 
 }
 
 // newInformerFactory is a factory of informers on the API, reached as
-// cfg.RESTConfig says, for a mode that follows objects there.
-func newInformerFactory(cfg Config) (informers.SharedInformerFactory, error) {
+// cfg.RESTConfig says, for a mode that follows objects there, and its
+// client.
+func newInformerFactory(cfg Config) (kubernetes.Interface, informers.SharedInformerFactory, error) {
 	client, err := kubernetes.NewForConfig(rest.CopyConfig(cfg.RESTConfig))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	// No periodic resync: the policy only changes when an object does.
-	return informers.NewSharedInformerFactory(client, 0), nil
+	return client, informers.NewSharedInformerFactory(client, 0), nil
 }

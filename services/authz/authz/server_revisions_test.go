@@ -42,7 +42,7 @@ func TestPolicySyncPublishes(t *testing.T) {
 	s.onLoad = feed.Set
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s.start(ctx)
+	s.start(ctx, client)
 
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "bob-view", Namespace: "default", ResourceVersion: "42"},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,88 +29,118 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 // client's objects: the system namespaces, kube's bootstrap RBAC policy
 // (users', components' and controllers' roles), the system PriorityClasses
 // and API Priority and Fairness's mandatory and suggested configuration.
-// What is missing is created; what an administrator changed is kept.
+// What is missing is created; what an administrator changed is kept. The
+// namespaces come first (two of them hold roles); the two hundred or so
+// objects after them are created bootstrapParallelism at a time, since the
+// stack is ready only once they exist.
 func bootstrap(ctx context.Context, cfg *rest.Config) error {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	opts := metav1.CreateOptions{FieldManager: "kubesplit-registry"}
-	for _, name := range systemNamespaces {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		if err := ensure(client.CoreV1().Namespaces().Create(ctx, ns, opts)); err != nil {
-			return fmt.Errorf("create namespace %s: %w", name, err)
-		}
-	}
-	if err := bootstrapRBAC(ctx, client, opts); err != nil {
+	if err := createAll(ctx, namespaceCreates(client, opts)); err != nil {
 		return err
 	}
-	for _, pc := range schedulingv1.SystemPriorityClasses() {
-		if err := ensure(client.SchedulingV1().PriorityClasses().Create(ctx, pc, opts)); err != nil {
-			return fmt.Errorf("create priorityclass %s: %w", pc.Name, err)
-		}
-	}
-	return bootstrapFlowControl(ctx, client, opts)
+	return createAll(ctx, slices.Concat(rbacCreates(client, opts), priorityClassCreates(client, opts), flowControlCreates(client, opts)))
 }
 
-// bootstrapRBAC writes kube's bootstrap policy (bootstrappolicy), as
-// kube-apiserver's RBAC post-start hook does.
-func bootstrapRBAC(ctx context.Context, client kubernetes.Interface, opts metav1.CreateOptions) error {
+// bootstrapParallelism is how many bootstrap creates are in flight at once.
+const bootstrapParallelism = 8
+
+// create is one bootstrap object's creation; what names it in errors.
+type create struct {
+	what string
+	do   func(context.Context) error
+}
+
+// createOf is the create of obj through f, where an object already there
+// is no error.
+func createOf[T any](what string, f func(context.Context, T, metav1.CreateOptions) (T, error), obj T, opts metav1.CreateOptions) create {
+	return create{what: what, do: func(ctx context.Context) error {
+		err := ensure(f(ctx, obj, opts))
+		if err != nil {
+			return fmt.Errorf("create %s: %w", what, err)
+		}
+		return nil
+	}}
+}
+
+// createAll runs creates, bootstrapParallelism at a time, and returns the
+// first error.
+func createAll(ctx context.Context, creates []create) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(bootstrapParallelism)
+	for _, c := range creates {
+		g.Go(func() error { return c.do(ctx) })
+	}
+	return g.Wait()
+}
+
+func namespaceCreates(client kubernetes.Interface, opts metav1.CreateOptions) []create {
+	var out []create
+	for _, name := range systemNamespaces {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		out = append(out, createOf("namespace "+name, client.CoreV1().Namespaces().Create, ns, opts))
+	}
+	return out
+}
+
+// rbacCreates are kube's bootstrap policy (bootstrappolicy), as
+// kube-apiserver's RBAC post-start hook writes it.
+func rbacCreates(client kubernetes.Interface, opts metav1.CreateOptions) []create {
 	rbac := client.RbacV1()
 	roles := append(bootstrappolicy.ClusterRoles(), bootstrappolicy.ControllerRoles()...)
 	// admin, edit and view hold what their aggregation selects, as kube's
 	// aggregation controller leaves them, so that the escalation check,
 	// which reads a role's rules, sees what binding it grants.
 	effective := rbacpolicy.Aggregate(roles)
+	var out []create
 	for i := range roles {
 		if roles[i].AggregationRule != nil {
 			roles[i].Rules = effective[roles[i].Name]
 		}
+		out = append(out, createOf("clusterrole "+roles[i].Name, rbac.ClusterRoles().Create, &roles[i], opts))
 	}
-	for _, r := range roles {
-		if err := ensure(rbac.ClusterRoles().Create(ctx, &r, opts)); err != nil {
-			return fmt.Errorf("create clusterrole %s: %w", r.Name, err)
-		}
-	}
-	for _, b := range append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...) {
-		if err := ensure(rbac.ClusterRoleBindings().Create(ctx, &b, opts)); err != nil {
-			return fmt.Errorf("create clusterrolebinding %s: %w", b.Name, err)
-		}
+	bindings := append(bootstrappolicy.ClusterRoleBindings(), bootstrappolicy.ControllerRoleBindings()...)
+	for i := range bindings {
+		out = append(out, createOf("clusterrolebinding "+bindings[i].Name, rbac.ClusterRoleBindings().Create, &bindings[i], opts))
 	}
 	for ns, roles := range bootstrappolicy.NamespaceRoles() {
-		for _, r := range roles {
-			if err := ensure(rbac.Roles(ns).Create(ctx, &r, opts)); err != nil {
-				return fmt.Errorf("create role %s/%s: %w", ns, r.Name, err)
-			}
+		for i := range roles {
+			out = append(out, createOf("role "+ns+"/"+roles[i].Name, rbac.Roles(ns).Create, &roles[i], opts))
 		}
 	}
 	for ns, bindings := range bootstrappolicy.NamespaceRoleBindings() {
-		for _, b := range bindings {
-			if err := ensure(rbac.RoleBindings(ns).Create(ctx, &b, opts)); err != nil {
-				return fmt.Errorf("create rolebinding %s/%s: %w", ns, b.Name, err)
-			}
+		for i := range bindings {
+			out = append(out, createOf("rolebinding "+ns+"/"+bindings[i].Name, rbac.RoleBindings(ns).Create, &bindings[i], opts))
 		}
 	}
-	return nil
+	return out
 }
 
-// bootstrapFlowControl writes API Priority and Fairness's mandatory and
+func priorityClassCreates(client kubernetes.Interface, opts metav1.CreateOptions) []create {
+	var out []create
+	for _, pc := range schedulingv1.SystemPriorityClasses() {
+		out = append(out, createOf("priorityclass "+pc.Name, client.SchedulingV1().PriorityClasses().Create, pc, opts))
+	}
+	return out
+}
+
+// flowControlCreates are API Priority and Fairness's mandatory and
 // suggested FlowSchemas and PriorityLevelConfigurations.
-func bootstrapFlowControl(ctx context.Context, client kubernetes.Interface, opts metav1.CreateOptions) error {
+func flowControlCreates(client kubernetes.Interface, opts metav1.CreateOptions) []create {
 	fc := client.FlowcontrolV1()
+	var out []create
 	levels := append(slices.Clone(fcboot.MandatoryPriorityLevelConfigurations), fcboot.SuggestedPriorityLevelConfigurations...)
 	for _, pl := range levels {
-		if err := ensure(fc.PriorityLevelConfigurations().Create(ctx, pl.DeepCopy(), opts)); err != nil {
-			return fmt.Errorf("create prioritylevelconfiguration %s: %w", pl.Name, err)
-		}
+		out = append(out, createOf("prioritylevelconfiguration "+pl.Name, fc.PriorityLevelConfigurations().Create, pl.DeepCopy(), opts))
 	}
 	schemas := append(slices.Clone(fcboot.MandatoryFlowSchemas), fcboot.SuggestedFlowSchemas...)
 	for _, fs := range schemas {
-		if err := ensure(fc.FlowSchemas().Create(ctx, fs.DeepCopy(), opts)); err != nil {
-			return fmt.Errorf("create flowschema %s: %w", fs.Name, err)
-		}
+		out = append(out, createOf("flowschema "+fs.Name, fc.FlowSchemas().Create, fs.DeepCopy(), opts))
 	}
-	return nil
+	return out
 }
 
 // ensure is a create's error, unless it says the object is there already.

@@ -13,6 +13,7 @@
 //	<row>.<round>.cpu  "<process> <seconds>" lines: the CPU each process
 //	                   of the stack spent during that run
 //	memory             "<resident MB> <peak MB>" after every run
+//	memory.procs       "<process> <resident MB>" lines, the same by process
 //	ready              seconds from launch to ready
 //
 // A file that is missing leaves its cell empty.

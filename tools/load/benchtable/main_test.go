@@ -39,6 +39,7 @@ func TestTable(t *testing.T) {
 	writeRun(t, dir, "split", 2, 24000, 3000, 12, "registry 5\naggregator 2\n")
 	writeFile(t, dir, "kube", "memory", "900 1200\n")
 	writeFile(t, dir, "split", "memory", "450 600\n")
+	writeFile(t, dir, "split", "memory.procs", "registry 300\naggregator 150\nauthn 0.2\n")
 	writeFile(t, dir, "kube", "ready", "4.2\n")
 	writeFile(t, dir, "split", "ready", "1.3\n")
 	writeFile(t, dir, "split", "list-crowded.1.json", `{"op":"list","total":100,"requests_per_second":300,"p99_ms":90,"errors":{}}`)
@@ -55,7 +56,7 @@ func TestTable(t *testing.T) {
 		"| list-crowded |  | 300 |  | – / 90 |",
 		"| events delivered |  | 200,000 of 200,000 (1000 × 200) |",
 		"| delivery p99 |  | 15.3 s |",
-		"| resident MB after the runs | 900 | 450 | 0.50× |",
+		"| resident MB after the runs | 900 | 450 (registry 300, aggregator 150) | 0.50× |",
 		"| peak resident MB | 1,200 | 600 | 0.50× |",
 		"| launch to ready, s | 4.2 | 1.3 | 0.31× |",
 		// kube: 12 s over 20,000 requests; split: 12 s over 40,000.
@@ -99,7 +100,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"--dir", dir, "--stacks", "kube", "--ratios", "kube/split"}, 2, `ratio "kube/split"`},
 		{[]string{"--dir", dir, "--stacks", "kube", "--ratios", "kube"}, 2, `ratio "kube"`},
 		{[]string{"--dir", dir, "--stacks", "broken"}, 1, "not a load report"},
-		{[]string{"--dir", dir, "--stacks", "badcpu"}, 1, `want "<process> <seconds>"`},
+		{[]string{"--dir", dir, "--stacks", "badcpu"}, 1, `want "<process> <number>"`},
 		{[]string{"--dir", dir, "--stacks", "badmem"}, 1, "want 2 numbers"},
 	} {
 		var out, errs bytes.Buffer

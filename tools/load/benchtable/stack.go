@@ -28,8 +28,10 @@ type Stack struct {
 	// per round.
 	Runs map[string][]Run
 	// RSS and Peak are resident megabytes after every run, summed over
-	// the stack's processes; 0 when not measured.
+	// the stack's processes; 0 when not measured. RSSByProc is RSS by
+	// process, when known.
 	RSS, Peak float64
+	RSSByProc map[string]float64
 	// Ready is seconds from launch to ready; 0 when not measured.
 	Ready float64
 }
@@ -58,6 +60,9 @@ func ReadStack(dir, name string) (*Stack, error) {
 	} else if v != nil {
 		s.RSS, s.Peak = v[0], v[1]
 	}
+	if s.RSSByProc, err = readByProcess(filepath.Join(folder, "memory.procs")); err != nil {
+		return nil, err
+	}
 	if v, err := numbers(filepath.Join(folder, "ready"), 1); err != nil {
 		return nil, err
 	} else if v != nil {
@@ -76,12 +81,13 @@ func readRun(path string) (Run, error) {
 	if err := json.Unmarshal(b, &run.Result); err != nil || run.Result.Op == "" {
 		return run, fmt.Errorf("%s: not a load report (%v)", path, err)
 	}
-	run.CPU, err = readCPU(strings.TrimSuffix(path, ".json") + ".cpu")
+	run.CPU, err = readByProcess(strings.TrimSuffix(path, ".json") + ".cpu")
 	return run, err
 }
 
-// readCPU reads "<process> <seconds>" lines; a missing file is no figures.
-func readCPU(path string) (map[string]float64, error) {
+// readByProcess reads "<process> <number>" lines (CPU seconds, resident
+// MB); a missing file is no figures.
+func readByProcess(path string) (map[string]float64, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -97,7 +103,7 @@ func readCPU(path string) (map[string]float64, error) {
 		}
 		v, err := strconv.ParseFloat(f[len(f)-1], 64)
 		if len(f) != 2 || err != nil {
-			return nil, fmt.Errorf("%s: want \"<process> <seconds>\", got %q", path, line)
+			return nil, fmt.Errorf("%s: want \"<process> <number>\", got %q", path, line)
 		}
 		out[f[0]] += v
 	}

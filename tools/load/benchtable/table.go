@@ -90,20 +90,24 @@ func writeWatch(w io.Writer, stacks []*Stack) {
 
 func writeFootprint(w io.Writer, stacks []*Stack, ratios []Ratio) {
 	t := newTable(append(append([]string{""}, names(stacks)...), ratioNames(stacks, ratios)...)...)
+	seconds := func(v float64) string { return fmt.Sprintf("%.1f", v) }
 	rows := []struct {
-		name   string
-		value  func(*Stack) float64
-		format func(float64) string
+		name  string
+		value func(*Stack) float64
+		cell  func(*Stack) string
 	}{
-		{"resident MB after the runs", func(s *Stack) float64 { return s.RSS }, count},
-		{"peak resident MB", func(s *Stack) float64 { return s.Peak }, count},
-		{"launch to ready, s", func(s *Stack) float64 { return s.Ready }, func(v float64) string { return fmt.Sprintf("%.1f", v) }},
+		{"resident MB after the runs", func(s *Stack) float64 { return s.RSS },
+			func(s *Stack) string { return breakdown(s.RSS, s.RSSByProc, "%.0f", 0.5) }},
+		{"peak resident MB", func(s *Stack) float64 { return s.Peak },
+			func(s *Stack) string { return blankIfZero(s.Peak, count) }},
+		{"launch to ready, s", func(s *Stack) float64 { return s.Ready },
+			func(s *Stack) string { return blankIfZero(s.Ready, seconds) }},
 	}
 	for _, r := range rows {
 		row := []string{r.name}
 		measured := false
 		for _, s := range stacks {
-			row = append(row, blankIfZero(r.value(s), r.format))
+			row = append(row, r.cell(s))
 			measured = measured || r.value(s) > 0
 		}
 		if !measured {
@@ -114,7 +118,7 @@ func writeFootprint(w io.Writer, stacks []*Stack, ratios []Ratio) {
 		}
 		t.add(row...)
 	}
-	t.write(w, "Memory (summed over each stack's processes, its etcd included) and start:")
+	t.write(w, "Memory (summed over each stack's processes, its etcd included; each process's share in brackets) and start:")
 }
 
 func writeCPU(w io.Writer, stacks []*Stack, ratios []Ratio) {
@@ -163,6 +167,12 @@ func cpuPerRequest(runs []Run) (float64, map[string]float64) {
 // cpuCell is "1.30 (registry 0.52, aggregator 0.31, …)", biggest first,
 // leaving out processes that spent next to nothing.
 func cpuCell(total float64, byProc map[string]float64) string {
+	return breakdown(total, byProc, "%.2f", 0.005)
+}
+
+// breakdown is total and each process's share in format, biggest first,
+// leaving out those under least (what rounds to nothing says nothing).
+func breakdown(total float64, byProc map[string]float64, format string, least float64) string {
 	if total == 0 {
 		return ""
 	}
@@ -171,11 +181,14 @@ func cpuCell(total float64, byProc map[string]float64) string {
 	})
 	var parts []string
 	for _, p := range procs {
-		if byProc[p] >= 0.005 { // what rounds to 0.00 says nothing
-			parts = append(parts, fmt.Sprintf("%s %.2f", p, byProc[p]))
+		if byProc[p] >= least {
+			parts = append(parts, p+" "+fmt.Sprintf(format, byProc[p]))
 		}
 	}
-	return fmt.Sprintf("%.2f (%s)", total, strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		return fmt.Sprintf(format, total)
+	}
+	return fmt.Sprintf(format+" (%s)", total, strings.Join(parts, ", "))
 }
 
 func names(stacks []*Stack) []string {
