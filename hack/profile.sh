@@ -2,8 +2,9 @@
 # Profiles of the split stack under the load tool: make run's stack on
 # loopback, the load tool running one operation (as make bench does), and
 # meanwhile a CPU profile of every backend and the aggregator, each summed
-# up as its top functions (go tool pprof -top); where make bench's figures
-# say how fast, these say where the time goes.
+# up as its top functions (go tool pprof -top); then each process's resident
+# memory and what its Go heap holds. Where make bench's figures say how fast
+# and how big, these say where the time and the memory go.
 #
 #   hack/profile.sh [op…]   operations, default: get create
 #   SECONDS_PROFILED        length of each profile (default 8)
@@ -45,5 +46,15 @@ for op in "${ops[@]}"; do
     go tool pprof -top -nodecount=20 "$OUT/$op.$s.pprof" 2>/dev/null >"$OUT/$op.$s.top" || continue
     echo "-- $s: $(grep -m1 'Total samples' "$OUT/$op.$s.top" | sed 's/^ *//')"
   done
+done
+# Where the memory is after the runs: each process's resident size, and
+# the Go heap of each by what allocated what it holds.
+echo "== resident memory after the runs, and each Go heap's biggest holders"
+for s in aggregator registry authz authn admission; do
+  rss=$(awk '$1 == "VmRSS:" {printf "%.0f", $2 / 1024}' "/proc/$(cat "$dir/$s.pid")/status")
+  curl -fsS --cacert "$dir/ca.crt" -H "Authorization: Bearer $admin" -o "$OUT/heap.$s.pprof" \
+    "https://127.0.0.1:${ports[$s]}/debug/pprof/heap" || continue
+  go tool pprof -top -sample_index=inuse_space -nodecount=15 "$OUT/heap.$s.pprof" 2>/dev/null >"$OUT/heap.$s.top" || true
+  echo "-- $s: resident $rss MB; heap in use: $(grep -m1 'Showing nodes accounting' "$OUT/heap.$s.top" | sed 's/.* of //; s/ total//')"
 done
 echo "profiles and their top functions: $OUT"

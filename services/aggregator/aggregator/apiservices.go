@@ -17,8 +17,9 @@ import (
 )
 
 // publishRetry is how soon a failed publication of the front-proxy trust
-// is tried again: at start-up the registry may not serve kube-system yet.
-const publishRetry = 2 * time.Second
+// is tried again: at start-up the registry may not serve kube-system yet,
+// and the stack is ready only once it is published.
+const publishRetry = 200 * time.Millisecond
 
 // startAPIServices serves the APIServices stored in the registry through
 // routes, and publishes how their backends can trust the aggregator, in

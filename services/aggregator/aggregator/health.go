@@ -80,6 +80,11 @@ const (
 	// remoteFresh is how long an answer serves further checks, so that the
 	// checks of one probe, and concurrent probes, share one round.
 	remoteFresh = time.Second
+	// failedFresh is remoteFresh for an answer that says something is not
+	// ready yet: asked again sooner, so that readiness follows the moment
+	// it is reached (a starting stack's probes) rather than up to a second
+	// after.
+	failedFresh = 100 * time.Millisecond
 	// maxVerboseBody bounds a backend's /readyz?verbose answer.
 	maxVerboseBody = 64 << 10
 	// leaseSlack is how late a Lease's renewal may be, beyond its
@@ -233,7 +238,10 @@ func ignoreCtx(f func() error) func(context.Context) error {
 // whose context ends first gets its error; the fetch goes on for the rest.
 type shared[T any] struct {
 	fetch func(context.Context) T
-	now   func() time.Time
+	// failed tells an answer that something is not ready, which serves
+	// for failedFresh only; nil: none is.
+	failed func(T) bool
+	now    func() time.Time
 
 	mu   sync.Mutex
 	at   time.Time
@@ -248,7 +256,7 @@ func (s *shared[T]) get(ctx context.Context) (T, error) {
 		now = s.now
 	}
 	s.mu.Lock()
-	if s.has && now().Sub(s.at) < remoteFresh {
+	if s.has && now().Sub(s.at) < s.freshFor(s.val) {
 		v := s.val
 		s.mu.Unlock()
 		return v, nil
@@ -279,6 +287,14 @@ func (s *shared[T]) get(ctx context.Context) (T, error) {
 	}
 }
 
+// freshFor is how long v serves further checks.
+func (s *shared[T]) freshFor(v T) time.Duration {
+	if s.failed != nil && s.failed(v) {
+		return failedFresh
+	}
+	return remoteFresh
+}
+
 // remote reads the named checks of every endpoint of an upstream from its
 // /readyz?verbose, which every kubesplit service serves without
 // credentials.
@@ -298,6 +314,9 @@ type endpointChecks struct {
 func newRemote(up *upstream.Upstream) *remote {
 	r := &remote{up: up}
 	r.answer.fetch = r.fetch
+	r.answer.failed = func(eps []endpointChecks) bool {
+		return slices.ContainsFunc(eps, func(ep endpointChecks) bool { return !ep.ready })
+	}
 	return r
 }
 
@@ -532,6 +551,7 @@ type sharedErr struct{ s shared[error] }
 func newSharedErr(check func(context.Context) error) *sharedErr {
 	c := &sharedErr{}
 	c.s.fetch = check
+	c.s.failed = func(err error) bool { return err != nil }
 	return c
 }
 

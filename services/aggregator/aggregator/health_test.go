@@ -437,3 +437,35 @@ func TestHealthOfAdmissionAndAuthn(t *testing.T) {
 	h.until(t, "/readyz?verbose", "[-]poststarthook/start-cluster-authentication-info-controller failed: "+
 		"kube-system/extension-apiserver-authentication not written: the registry service is unavailable")
 }
+
+// A shared check's answer serves later checks for remoteFresh when it
+// passed, and for failedFresh only when it failed, so that a starting
+// stack is ready within a probe's interval of its last check passing.
+func TestSharedCheckAsksAgainSoonerAfterAFailure(t *testing.T) {
+	clock := time.Unix(0, 0)
+	var fetches atomic.Int32
+	failing := errors.New("not yet")
+	c := newSharedErr(func(context.Context) error {
+		fetches.Add(1)
+		return failing
+	})
+	c.s.now = func() time.Time { return clock }
+	ask := func() error { return c.get(t.Context()) }
+
+	if err := ask(); err != failing || fetches.Load() != 1 {
+		t.Fatalf("first: %v after %d fetches", err, fetches.Load())
+	}
+	clock = clock.Add(failedFresh / 2)
+	if _ = ask(); fetches.Load() != 1 {
+		t.Errorf("a failure was asked again after %v, want it kept for %v", failedFresh/2, failedFresh)
+	}
+	failing = nil
+	clock = clock.Add(failedFresh)
+	if err := ask(); err != nil || fetches.Load() != 2 {
+		t.Errorf("after failedFresh: %v after %d fetches, want a new fetch that passes", err, fetches.Load())
+	}
+	clock = clock.Add(remoteFresh / 2)
+	if _ = ask(); fetches.Load() != 2 {
+		t.Errorf("a pass was asked again after %v, want it kept for %v", remoteFresh/2, remoteFresh)
+	}
+}

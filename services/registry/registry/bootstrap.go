@@ -29,20 +29,38 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 // client's objects: the system namespaces, kube's bootstrap RBAC policy
 // (users', components' and controllers' roles), the system PriorityClasses
 // and API Priority and Fairness's mandatory and suggested configuration.
-// What is missing is created; what an administrator changed is kept. The
-// namespaces come first (two of them hold roles); the two hundred or so
-// objects after them are created bootstrapParallelism at a time, since the
-// stack is ready only once they exist.
+// What is missing is created; what an administrator changed is kept.
+//
+// The objects are written in phases, each phase's creates
+// bootstrapParallelism at a time (the stack is ready only once all two
+// hundred or so exist), a phase only after the one before it is complete:
+// the namespaces first (two of them hold roles), then the RBAC policy, the
+// PriorityClasses, the priority levels, the FlowSchemas, and the last
+// FlowSchema alone, so that the aggregator's readiness check, which finds
+// that one, knows everything before it was written.
 func bootstrap(ctx context.Context, cfg *rest.Config) error {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
+	return writeBootstrap(ctx, client)
+}
+
+// writeBootstrap is bootstrap through client.
+func writeBootstrap(ctx context.Context, client kubernetes.Interface) error {
 	opts := metav1.CreateOptions{FieldManager: "kubesplit-registry"}
-	if err := createAll(ctx, namespaceCreates(client, opts)); err != nil {
-		return err
+	levels, schemas := flowControlCreates(client, opts)
+	last := len(schemas) - 1
+	phases := [][]create{
+		namespaceCreates(client, opts), rbacCreates(client, opts), priorityClassCreates(client, opts),
+		levels, schemas[:last], schemas[last:],
 	}
-	return createAll(ctx, slices.Concat(rbacCreates(client, opts), priorityClassCreates(client, opts), flowControlCreates(client, opts)))
+	for _, p := range phases {
+		if err := createAll(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // bootstrapParallelism is how many bootstrap creates are in flight at once.
@@ -128,19 +146,16 @@ func priorityClassCreates(client kubernetes.Interface, opts metav1.CreateOptions
 }
 
 // flowControlCreates are API Priority and Fairness's mandatory and
-// suggested FlowSchemas and PriorityLevelConfigurations.
-func flowControlCreates(client kubernetes.Interface, opts metav1.CreateOptions) []create {
+// suggested PriorityLevelConfigurations and FlowSchemas, in kube's order.
+func flowControlCreates(client kubernetes.Interface, opts metav1.CreateOptions) (levels, schemas []create) {
 	fc := client.FlowcontrolV1()
-	var out []create
-	levels := append(slices.Clone(fcboot.MandatoryPriorityLevelConfigurations), fcboot.SuggestedPriorityLevelConfigurations...)
-	for _, pl := range levels {
-		out = append(out, createOf("prioritylevelconfiguration "+pl.Name, fc.PriorityLevelConfigurations().Create, pl.DeepCopy(), opts))
+	for _, pl := range slices.Concat(fcboot.MandatoryPriorityLevelConfigurations, fcboot.SuggestedPriorityLevelConfigurations) {
+		levels = append(levels, createOf("prioritylevelconfiguration "+pl.Name, fc.PriorityLevelConfigurations().Create, pl.DeepCopy(), opts))
 	}
-	schemas := append(slices.Clone(fcboot.MandatoryFlowSchemas), fcboot.SuggestedFlowSchemas...)
-	for _, fs := range schemas {
-		out = append(out, createOf("flowschema "+fs.Name, fc.FlowSchemas().Create, fs.DeepCopy(), opts))
+	for _, fs := range slices.Concat(fcboot.MandatoryFlowSchemas, fcboot.SuggestedFlowSchemas) {
+		schemas = append(schemas, createOf("flowschema "+fs.Name, fc.FlowSchemas().Create, fs.DeepCopy(), opts))
 	}
-	return out
+	return levels, schemas
 }
 
 // ensure is a create's error, unless it says the object is there already.

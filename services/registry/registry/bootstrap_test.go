@@ -2,11 +2,16 @@ package registry
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubesplit/kubesplit/pkg/serve"
 )
@@ -66,5 +71,47 @@ func TestBootstrapObjectsAreKubes(t *testing.T) {
 		if err := check.err(); err != nil {
 			t.Errorf("%s: %v", check.what, err)
 		}
+	}
+}
+
+// The bootstrap writes in phases: every namespace before any role, and the
+// last FlowSchema (global-default, the one the aggregator's readiness
+// check finds) after every other object, however many creates run at once.
+func TestBootstrapWritesGlobalDefaultLast(t *testing.T) {
+	client := fake.NewClientset()
+	var mu sync.Mutex
+	var order []string
+	client.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		obj := a.(k8stesting.CreateAction).GetObject().(metav1.Object)
+		mu.Lock()
+		order = append(order, a.GetResource().Resource+"/"+obj.GetName())
+		mu.Unlock()
+		return false, nil, nil
+	})
+	if err := writeBootstrap(t.Context(), client); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) < 100 || order[len(order)-1] != "flowschemas/global-default" {
+		t.Fatalf("%d creates, the last %q; want global-default last", len(order), order[len(order)-1])
+	}
+	lastNamespace, firstRole := -1, len(order)
+	for i, o := range order {
+		if strings.HasPrefix(o, "namespaces/") {
+			lastNamespace = i
+		}
+		if strings.HasPrefix(o, "roles/") && i < firstRole {
+			firstRole = i
+		}
+	}
+	if lastNamespace < 0 || lastNamespace > firstRole {
+		t.Errorf("namespace created at %d, a role at %d: want every namespace first", lastNamespace, firstRole)
+	}
+	// A second run finds everything there and writes nothing new.
+	before := len(order)
+	if err := writeBootstrap(t.Context(), client); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if len(order) != 2*before {
+		t.Errorf("second run asked %d creates, want the same %d (each answered AlreadyExists)", len(order)-before, before)
 	}
 }

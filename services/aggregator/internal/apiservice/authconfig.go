@@ -52,22 +52,27 @@ const PublishEvery = time.Minute
 
 // PublishAuthentication keeps auth in the
 // kube-system/extension-apiserver-authentication ConfigMap until ctx is
-// done, retrying while the registry cannot be reached. CA bundles are
+// done, retrying while the registry cannot be reached (after retry, then
+// twice as long each time, up to ten times retry). CA bundles are
 // merged with what is there, as several aggregators with CAs of their own
 // may share a registry; expired certificates are dropped. report hears
 // the outcome of every attempt: nil once the ConfigMap holds auth.
 func PublishAuthentication(ctx context.Context, client kubernetes.Interface, auth Authentication, retry time.Duration, report func(error)) {
-	wait := time.Duration(0)
+	// failing is the last wait after a failure; 0 after a success.
+	var wait, failing time.Duration
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
-		wait = PublishEvery
 		err := publishOnce(ctx, client, auth)
-		if err != nil {
-			wait = retry
+		if err == nil {
+			wait, failing = PublishEvery, 0
+		} else {
+			// retry at first, doubling up to ten times that while it fails
+			failing = min(max(retry, 2*failing), 10*retry)
+			wait = failing
 		}
 		report(err)
 	}

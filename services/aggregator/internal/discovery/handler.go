@@ -25,6 +25,9 @@ const (
 	DefaultFetchTimeout = 2 * time.Second
 	// DefaultRetryAfter is what a 503 for /apis asks the client to wait.
 	DefaultRetryAfter = time.Second
+	// IncompleteFor is how long a merged /apis that some upstream did not
+	// answer serves: briefly, since the upstream is most likely starting.
+	IncompleteFor = 200 * time.Millisecond
 )
 
 // Backend is one upstream as the handler needs it: the handler that

@@ -60,18 +60,23 @@ func TestGroupListIsCached(t *testing.T) {
 
 // TestIncompleteGroupListIsKeptBriefly: a merge an upstream was missing
 // from (authz still starting when the aggregator first read /apis) is
-// asked again after a fifth of the cache's lifetime, so its groups do not
-// stay missing for the whole of it.
+// asked again after IncompleteFor, so its groups do not stay missing for
+// the cache's whole lifetime.
 func TestIncompleteGroupListIsKeptBriefly(t *testing.T) {
 	reg := newService(t, Registry, false, "apps/v1")
 	start := time.Unix(1000, 0)
 	now := start
 	h := newHandler(t, func() time.Time { return now }, reg, newService(t, Authn, false), newService(t, Authz, true))
 	groupsOf(t, serve(h, http.MethodGet, "/apis"))
-	now = start.Add(DefaultCacheFor / 5)
+	now = start.Add(IncompleteFor / 2)
+	groupsOf(t, serve(h, http.MethodGet, "/apis"))
+	if n := reg.fetches.Load(); n != 1 {
+		t.Errorf("/apis fetched %d times within IncompleteFor of a merge without authz, want 1", n)
+	}
+	now = start.Add(IncompleteFor)
 	groupsOf(t, serve(h, http.MethodGet, "/apis"))
 	if n := reg.fetches.Load(); n != 2 {
-		t.Errorf("/apis fetched %d times a fifth of the cache's lifetime after a merge without authz, want 2", n)
+		t.Errorf("/apis fetched %d times IncompleteFor after a merge without authz, want 2", n)
 	}
 }
 

@@ -29,8 +29,9 @@ type groupCache struct {
 
 // groupList returns the merged groups, refreshing them when they are older
 // than CacheFor, and how many upstreams answered. A merge some upstream
-// was missing from (one still starting) is kept a fifth as long, so that
-// its groups show soon after it answers.
+// was missing from (one still starting) is kept IncompleteFor only, so
+// that its groups show, and a starting stack is ready, soon after it
+// answers.
 func (h *Handler) groupList(ctx context.Context) ([]metav1.APIGroup, int) {
 	groups, answers, _ := h.refreshGroups(ctx)
 	return groups, answers
@@ -44,7 +45,7 @@ func (h *Handler) refreshGroups(ctx context.Context) ([]metav1.APIGroup, int, []
 	now := h.now()
 	keep := h.cacheFor
 	if c.answers < len(h.backends) {
-		keep /= 5
+		keep = min(keep, IncompleteFor)
 	}
 	if !c.at.IsZero() && now.Sub(c.at) < keep {
 		return c.groups, c.answers, slices.Clone(c.missing)
