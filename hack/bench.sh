@@ -30,6 +30,8 @@
 #                 (default 1000, 0 skips it)
 #   CROWD         ConfigMaps put in another namespace before the list runs
 #                 once more (row list-crowded; default 100000, 0 skips)
+#   SETTLE        seconds each stack is left to settle before the next
+#                 starts (default 10)
 #   BENCH_GO      0 skips the Go benchmarks
 #   OUT           where results and logs go (default .run/bench)
 set -euo pipefail
@@ -224,9 +226,13 @@ load() {
     END {printf "   %-9s %-7s %8.0f req/s  p99 %.1f ms\n", s, o, r, p}' "$dir/$op.$round.json"
 }
 
+# Each stack starts once the one before has settled: kube-apiserver keeps
+# both cores busy for seconds after it is ready, which the next stack's
+# launch-to-ready would otherwise pay.
 for s in "${STACKS[@]}"; do
   echo "== starting $s"
   "start_$s"
+  sleep "${SETTLE:-10}"
 done
 
 # Each round starts with the next stack, so none is always first.
