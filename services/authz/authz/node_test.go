@@ -106,7 +106,8 @@ func TestNodeGraphRevision(t *testing.T) {
 // TestNodeRules: as kube's node authorizer says, a node's rules cannot be
 // listed (incomplete), and anyone else gets none from it.
 func TestNodeRules(t *testing.T) {
-	a, _ := startNodeAuthorizer(t.Context(), fake.NewClientset(), informers.NewSharedInformerFactory(fake.NewClientset(), 0),
+	client := fake.NewClientset()
+	a, _ := startNodeAuthorizer(t.Context(), client, informers.NewSharedInformerFactory(client, 0),
 		newPolicyRevisions(revision.NewFeed()).source())
 	rules := listedRules(a)
 	if rules == nil {
