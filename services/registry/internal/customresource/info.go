@@ -57,6 +57,10 @@ func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensi
 	if err != nil {
 		return nil, err
 	}
+	published, err := publishedOpenAPI(crd, names, v.Name)
+	if err != nil {
+		return nil, err
+	}
 	info := &resource.Info{
 		Group: crd.Spec.Group, Version: v.Name, Resource: names.Plural, Kind: names.Kind, Singular: names.Singular,
 		Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped,
@@ -87,9 +91,9 @@ func versionInfo(crd *apiextensionsv1.CustomResourceDefinition, names apiextensi
 		ValidateStatus: func(obj, old *unstructured.Unstructured) field.ErrorList {
 			return schema.ValidateStatus(obj.Object, old.Object)
 		},
-		Columns:       cols,
-		OpenAPISchema: schema.published,
-		Custom:        true,
+		Columns: cols,
+		OpenAPI: published,
+		Custom:  true,
 		// Discovery's storageVersionHash is of the version objects are
 		// stored at, whichever is served, as kube's CRD handler lists it.
 		StorageVersionHash: storageVersionHash(crd, names.Kind),

@@ -26,9 +26,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
-	"k8s.io/kube-openapi/pkg/validation/spec"
-
-	"github.com/kubesplit/kubesplit/services/registry/internal/validation"
 )
 
 // Schema is one served version's schema as kube's apiextensions server
@@ -41,8 +38,6 @@ type Schema struct {
 	object     rest.RESTUpdateStrategy
 	status     rest.RESTUpdateStrategy
 	create     rest.RESTCreateStrategy
-	// published is the schema for the OpenAPI documents.
-	published *spec.Schema
 }
 
 // NewSchema compiles the schema of crd's version v, as kube's CRD handler
@@ -74,17 +69,6 @@ func NewSchema(crd *apiextensionsv1.CustomResourceDefinition, v *apiextensionsv1
 		}
 	}
 	if err := s.strategies(crd, v, kind, props); err != nil {
-		return nil, err
-	}
-	var v1props *apiextensionsv1.JSONSchemaProps
-	if val != nil {
-		v1props = val.OpenAPIV3Schema
-	}
-	if v1props == nil {
-		preserve := true
-		v1props = &apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &preserve}
-	}
-	if s.published, err = validation.CRDOpenAPISchema(v1props); err != nil {
 		return nil, err
 	}
 	return s, nil

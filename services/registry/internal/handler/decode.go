@@ -246,3 +246,43 @@ func strictMessage(err error) string {
 	}
 	return msg
 }
+
+// Prefixes of sigs.k8s.io/yaml's strict-decoding errors, before the list of
+// problems, one a line.
+const (
+	yamlErrorsShort = "yaml: unmarshal errors:\n"
+	yamlErrorsLong  = "error converting YAML to JSON: " + yamlErrorsShort
+)
+
+// applyDuplicates reports an apply body's duplicate keys, which its
+// conversion to JSON drops, as kube's apply does after merging: the YAML
+// parser's own message (with line numbers) as a 400 under Strict, a
+// warning a line under Warn.
+func applyDuplicates(mode string, body []byte) ([]string, error) {
+	if mode != "Strict" && mode != "Warn" {
+		return nil, nil
+	}
+	err := yaml.UnmarshalStrict(body, &map[string]any{})
+	if err == nil {
+		return nil, nil
+	}
+	if mode == "Strict" {
+		return nil, apierrors.NewBadRequest("error strict decoding patch: " + err.Error())
+	}
+	return yamlWarnings(err.Error()), nil
+}
+
+// yamlWarnings splits a strict YAML error into its problems.
+func yamlWarnings(msg string) []string {
+	rest, ok := strings.CutPrefix(msg, yamlErrorsLong)
+	if !ok {
+		if rest, ok = strings.CutPrefix(msg, yamlErrorsShort); !ok {
+			return []string{msg}
+		}
+	}
+	lines := strings.Split(rest, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return lines
+}

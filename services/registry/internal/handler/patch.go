@@ -160,8 +160,13 @@ func (q *request) apply(wr *write, body []byte) error {
 	}
 	// Kube applies before it reports unknown fields: an apply its type
 	// converter refuses fails as such whatever fieldValidation says.
-	problems := func() (err error) {
+	problems := func() error {
+		dups, err := applyDuplicates(wr.mode, body)
+		if err != nil {
+			return err
+		}
 		wr.warnings, err = fieldProblems(wr.mode, strictErrs)
+		wr.warnings = append(dups, wr.warnings...)
 		return err
 	}
 	if intent.GetName() != q.info.Name {

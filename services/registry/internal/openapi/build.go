@@ -14,10 +14,12 @@ import (
 // catalog is the resource table in the form the document builders need:
 // the routes of each group-version and the definitions they refer to.
 type catalog struct {
-	resources   []*resource.Info
-	gvs         []schema.GroupVersion // sorted, for stable documents
-	routes      map[schema.GroupVersion][]common.Route
-	definitions common.GetOpenAPIDefinitions
+	resources []*resource.Info
+	gvs       []schema.GroupVersion // sorted, for stable documents
+	routes    map[schema.GroupVersion][]common.Route
+	// definitions of the v2 and the v3 documents, which differ in what
+	// they publish of custom resources.
+	definitionsV2, definitionsV3 common.GetOpenAPIDefinitions
 }
 
 func newCatalog(resources []*resource.Info) (*catalog, error) {
@@ -35,7 +37,8 @@ func newCatalog(resources []*resource.Info) (*catalog, error) {
 		c.routes[gv] = append(c.routes[gv], newResourcePaths(r, kind, list, typed).routes()...)
 	}
 	sort.Slice(c.gvs, func(i, j int) bool { return gvPath(c.gvs[i]) < gvPath(c.gvs[j]) })
-	c.definitions = definitionsFor(resources)
+	c.definitionsV2 = definitionsFor(resources, false)
+	c.definitionsV3 = definitionsFor(resources, true)
 	return c, nil
 }
 

@@ -1,8 +1,6 @@
 package openapi
 
 import (
-	"encoding/json"
-
 	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
 	aggregatoropenapi "k8s.io/kube-aggregator/pkg/generated/openapi"
 	"k8s.io/kube-openapi/pkg/common"
@@ -36,11 +34,12 @@ func builtinDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPID
 	return defs
 }
 
-// definitionsFor returns the builders' GetDefinitions hook: the definitions
-// of the built-in types, plus an open schema for each resource kind that
-// has none (a custom resource), so that every served kind has a definition
-// carrying its group-version-kind and kubectl can find it.
-func definitionsFor(resources []*resource.Info) common.GetOpenAPIDefinitions {
+// definitionsFor returns the builders' GetDefinitions hook for one OpenAPI
+// version: the definitions of the built-in types, each custom resource's
+// as kube publishes it in that version, and an open schema for any other
+// kind without one, so that every served kind has a definition carrying
+// its group-version-kind and kubectl can find it.
+func definitionsFor(resources []*resource.Info, v3 bool) common.GetOpenAPIDefinitions {
 	return func(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 		defs := builtinDefinitions(ref)
 		for _, r := range resources {
@@ -49,6 +48,10 @@ func definitionsFor(resources []*resource.Info) common.GetOpenAPIDefinitions {
 				continue
 			}
 			list, _ := definitionName(r.GroupVersion().WithKind(r.ListKind()))
+			if r.OpenAPI != nil {
+				addPublished(defs, r.OpenAPI, v3)
+				continue
+			}
 			defs[string(kind)] = openObject(ref, r)
 			defs[string(list)] = openList(ref, r, kind)
 		}
@@ -56,13 +59,22 @@ func definitionsFor(resources []*resource.Info) common.GetOpenAPIDefinitions {
 	}
 }
 
+// addPublished adds a custom resource's definitions, already built with
+// their references resolved, depending on the metadata types they name.
+func addPublished(defs map[string]common.OpenAPIDefinition, published *resource.CustomOpenAPI, v3 bool) {
+	schemas := published.V2
+	if v3 {
+		schemas = published.V3
+	}
+	for name, s := range schemas {
+		defs[name] = common.OpenAPIDefinition{Schema: s, Dependencies: []string{string(defObjectMeta), string(defListMeta)}}
+	}
+}
+
 // openObject describes an object whose fields are not known: the type and
 // object metadata, and anything else. Kubernetes marks such schemas with
 // x-kubernetes-preserve-unknown-fields, and clients then accept any field.
 func openObject(ref common.ReferenceCallback, r *resource.Info) common.OpenAPIDefinition {
-	if r.OpenAPISchema != nil {
-		return schemaObject(ref, r)
-	}
 	s := spec.Schema{
 		SchemaProps: spec.SchemaProps{
 			Description: r.Kind + " is a " + r.APIVersion() + " object whose schema the registry does not know.",
@@ -74,25 +86,6 @@ func openObject(ref common.ReferenceCallback, r *resource.Info) common.OpenAPIDe
 		}},
 	}
 	s.Properties["metadata"] = refSchema(ref, defObjectMeta, "Standard object's metadata.")
-	return common.OpenAPIDefinition{Schema: s, Dependencies: []string{string(defObjectMeta)}}
-}
-
-// schemaObject describes a custom resource by its CRD's schema, with the
-// type and object metadata every object has.
-func schemaObject(ref common.ReferenceCallback, r *resource.Info) common.OpenAPIDefinition {
-	var s spec.Schema
-	// A copy through JSON: the builders modify what they are given.
-	data, _ := json.Marshal(r.OpenAPISchema)
-	_ = json.Unmarshal(data, &s)
-	if s.Properties == nil {
-		s.Properties = map[string]spec.Schema{}
-	}
-	for k, v := range typeMeta() {
-		if _, ok := s.Properties[k]; !ok {
-			s.Properties[k] = v
-		}
-	}
-	s.Properties["metadata"] = refSchema(ref, defObjectMeta, "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
 	return common.OpenAPIDefinition{Schema: s, Dependencies: []string{string(defObjectMeta)}}
 }
 

@@ -25,7 +25,7 @@ func (c *catalog) buildV2() (*spec.Swagger, error) {
 		ProtocolList:                   []string{"https"},
 		Info:                           info,
 		CommonResponses:                map[int]spec.Response{401: unauthorized},
-		GetDefinitions:                 c.definitions,
+		GetDefinitions:                 c.definitionsV2,
 		GetDefinitionName:              newKinds(c.resources, c.gvs).definitionNamer,
 		GetOperationIDAndTagsFromRoute: operationIDAndTags,
 		SecurityDefinitions: &spec.SecurityDefinitions{bearerToken: &spec.SecurityScheme{SecuritySchemeProps: spec.SecuritySchemeProps{

@@ -19,7 +19,7 @@ func (c *catalog) buildV3() (map[string]*spec3.OpenAPI, error) {
 	// makes them (there are some 1,500 built-in ones): every document refers
 	// to a definition by the same #/components/schemas/<name>, since the
 	// namer never renames.
-	defs := c.definitions(func(name string) spec.Ref {
+	defs := c.definitionsV3(func(name string) spec.Ref {
 		return spec.MustCreateRef("#/components/schemas/" + common.EscapeJsonPointer(name))
 	})
 	for _, gv := range c.gvs {

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/printers"
 )
@@ -99,10 +98,10 @@ type Info struct {
 	// ValidateStatus, when set, replaces Validate for writes through the
 	// status subresource (custom resources: kube checks only status).
 	ValidateStatus func(obj, old *unstructured.Unstructured) field.ErrorList
-	// OpenAPISchema, for custom resources, is the schema published in the
-	// OpenAPI documents (kubectl explain); nil for built-in kinds, whose
-	// definitions are generated, or an open object when there is none.
-	OpenAPISchema *spec.Schema
+	// OpenAPI, for custom resources, is what the OpenAPI documents publish
+	// of the kind and its list (kubectl explain reads it); nil for
+	// built-in kinds, whose definitions are generated.
+	OpenAPI *CustomOpenAPI
 	// ApplyTypes, for custom resources, is how server-side apply sees the
 	// objects' fields (kube's, from the CRD's OpenAPI); nil for built-in
 	// kinds, whose schemas client-go publishes.
