@@ -18,6 +18,9 @@ var objectInterfaces = kubeadmission.NewObjectInterfacesFromScheme(legacyscheme.
 // whose changes to the object become the result's patch.
 type mutator struct {
 	kube kubeadmission.MutationInterface
+	// objects, when set, replace objectInterfaces (a plugin that needs
+	// to know equivalent resources).
+	objects kubeadmission.ObjectInterfaces
 }
 
 // validator is a kube plugin's validating half as our Admitter: its
@@ -29,7 +32,11 @@ type validator struct {
 // Admit implements admission.Admitter.
 func (m mutator) Admit(ctx context.Context, a *admission.Attributes) (*admission.Result, error) {
 	return run(ctx, m.kube, a, func(ctx context.Context, req *request) (*admission.Result, error) {
-		if err := m.kube.Admit(ctx, req, objectInterfaces); err != nil {
+		objects := m.objects
+		if objects == nil {
+			objects = objectInterfaces
+		}
+		if err := m.kube.Admit(ctx, req, objects); err != nil {
 			return denial(err), nil
 		}
 		return changes(a, req)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	admv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	kubeadmission "k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating"
@@ -43,7 +44,7 @@ func NewMutatingPolicyPhases(deps plugin.Deps) (m, v admission.Admitter, err err
 	adm := deps.Informers.Admissionregistration().V1()
 	policies, bindings := adm.MutatingAdmissionPolicies(), adm.MutatingAdmissionPolicyBindings()
 	return policyMutator{
-		mutator: mutator{kube: mi},
+		mutator: mutator{kube: mi, objects: objectInterfacesWith(&equivalents{discovery: deps.Client.Discovery()})},
 		rules: boundRules{policies: policies.Lister(), bindings: bindings.Lister(),
 			synced: []cache.InformerSynced{policies.Informer().HasSynced, bindings.Informer().HasSynced}},
 	}, nil, nil
@@ -96,7 +97,21 @@ func (r boundRules) current() admission.Rules {
 		if err != nil {
 			continue // a binding to a policy that does not exist does nothing
 		}
-		out.Mutating = append(out.Mutating, policy.MatchRules(p.Spec.MatchConstraints)...)
+		out.Mutating = append(out.Mutating, anyGroupIfEquivalent(p.Spec.MatchConstraints, policy.MatchRules(p.Spec.MatchConstraints))...)
 	}
 	return out
+}
+
+// anyGroupIfEquivalent broadens rules to every group under matchPolicy
+// Equivalent: kube's plugin matches a resource by its equivalents (see
+// equivalents), which may be in another group (core and events.k8s.io
+// Events are stored as one).
+func anyGroupIfEquivalent(mc *admv1.MatchResources, rules []admission.Rule) []admission.Rule {
+	if mc != nil && mc.MatchPolicy != nil && *mc.MatchPolicy == admv1.Exact {
+		return rules
+	}
+	for i := range rules {
+		rules[i].APIGroups = []string{"*"}
+	}
+	return rules
 }

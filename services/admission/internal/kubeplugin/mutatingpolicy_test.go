@@ -7,6 +7,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
@@ -140,5 +141,33 @@ func TestMutatingAdmissionPolicyNoRules(t *testing.T) {
 	}
 	if _, _, err := NewMutatingPolicyPhases(plugin.Deps{Client: deps.Client, Informers: deps.Informers}); err == nil {
 		t.Error("built without a dynamic client")
+	}
+}
+
+// Under matchPolicy Equivalent a policy's published rules ask about its
+// resources in every group and version, since kube's plugin matches them
+// by their equivalents (core and events.k8s.io Events are one storage);
+// under Exact, only as written.
+func TestMutatingAdmissionPolicyEquivalentRules(t *testing.T) {
+	for _, match := range []admv1.MatchPolicyType{admv1.Equivalent, admv1.Exact} {
+		t.Run(string(match), func(t *testing.T) {
+			p, b := labelPolicy()
+			p.Spec.MatchConstraints.MatchPolicy = &match
+			p.Spec.MatchConstraints.ResourceRules[0].Resources = []string{"events"}
+			deps := policyDeps(p, b)
+			m, _, err := NewMutatingPolicyPhases(deps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plugintest.Start(t, deps)
+			ev := &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e", Namespace: "ns"}}
+			attrs := plugintest.Attrs(t, admissionv1.Create, "events.k8s.io", "v1", "Event", "events", "ns", "e", ev, nil)
+			polltest.Until(t, 10*time.Second, "the bound policy's rules", func() bool {
+				return len(m.(plugin.DynamicRules).CurrentRules().Mutating) == 1
+			})
+			if asked := admission.Matches(m.(plugin.DynamicRules).CurrentRules().Mutating, attrs); asked != (match == admv1.Equivalent) {
+				t.Errorf("asked about an events.k8s.io Event: %v", asked)
+			}
+		})
 	}
 }
