@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/cached"
 	"k8s.io/kube-openapi/pkg/handler"
 	"k8s.io/kube-openapi/pkg/handler3"
 	"k8s.io/kube-openapi/pkg/spec3"
@@ -25,8 +26,8 @@ const (
 
 // Service serves the OpenAPI documents of a set of resources. kube-openapi's
 // handlers do the serving: content negotiation (JSON or protobuf), ETags,
-// the hashed v3 URLs clients cache forever, and rendering each document only
-// when it is first asked for after a change.
+// the hashed v3 URLs clients cache forever, and building and rendering each
+// document only when it is first asked for after a change.
 type Service struct {
 	mu sync.Mutex // serializes Update
 	v2 *handler.OpenAPIService
@@ -38,59 +39,46 @@ type Service struct {
 	v3Names atomic.Pointer[map[string]bool]
 }
 
-// New builds the documents for the given resources.
+// New prepares the documents of the given resources. Each is built when
+// first asked for, not here: a registry starts without that work, and
+// a document nobody reads (v2, which kubectl reads only from a server
+// without v3) is never built.
 func New(resources []*resource.Info) (*Service, error) {
 	c, err := newCatalog(resources)
 	if err != nil {
 		return nil, err
 	}
-	v2, err := c.buildV2()
-	if err != nil {
-		return nil, err
-	}
-	v3, err := c.buildV3()
-	if err != nil {
-		return nil, err
-	}
-	s := &Service{v2: handler.NewOpenAPIService(v2), v3: handler3.NewOpenAPIService()}
+	s := &Service{v2: handler.NewOpenAPIServiceLazy(c.lazyV2()), v3: handler3.NewOpenAPIService()}
 	var h capture
 	s.v2.RegisterOpenAPIVersionedService(PathV2, &h)
 	s.v2Handler = h.handler
 	s.v3Names.Store(&map[string]bool{})
-	s.installV3(v3)
+	s.installV3(c.lazyV3())
 	return s, nil
 }
 
-// Update rebuilds the documents when resources are added or removed (custom
-// resources). On error the documents served before stay in place.
+// Update replaces the documents when resources are added or removed
+// (custom resources). A table the documents cannot be made of is refused;
+// should building them fail later, the documents served before stay in
+// place (kube-openapi's handlers serve the last one built).
 func (s *Service) Update(resources []*resource.Info) error {
 	c, err := newCatalog(resources)
 	if err != nil {
 		return err
 	}
-	v2, err := c.buildV2()
-	if err != nil {
-		return err
-	}
-	v3, err := c.buildV3()
-	if err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.v2.UpdateSpec(v2); err != nil {
-		return err
-	}
-	s.installV3(v3)
+	s.v2.UpdateSpecLazy(c.lazyV2())
+	s.installV3(c.lazyV3())
 	return nil
 }
 
 // installV3 replaces the v3 documents with docs. A document whose content
 // did not change keeps its hash, so clients keep their cached copy.
-func (s *Service) installV3(docs map[string]*spec3.OpenAPI) {
+func (s *Service) installV3(docs map[string]cached.Value[*spec3.OpenAPI]) {
 	names := make(map[string]bool, len(docs))
 	for name, doc := range docs {
-		s.v3.UpdateGroupVersion(name, doc)
+		s.v3.UpdateGroupVersionLazy(name, doc)
 		names[name] = true
 	}
 	old := s.v3Names.Swap(&names)
