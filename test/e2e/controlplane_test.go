@@ -161,6 +161,7 @@ func testControlPlane(t *testing.T, target controlPlaneTarget) {
 			{"Service gets a ClusterIP and EndpointSlices", checkService},
 			{"Eviction respects a PodDisruptionBudget", checkEviction},
 			{"namespace deletion removes its contents", checkNamespaceDeletion},
+			{"every namespace gets kube-root-ca.crt with the server's CA", func(t *testing.T, c kubernetes.Interface) { checkRootCA(t, c, target) }},
 			{"kubectl apply -k deploy/k8s --dry-run=server", func(t *testing.T, c kubernetes.Interface) { checkApplyDeploy(t, c, target) }},
 		}
 		// All at once, whatever -parallel says (t.Parallel would run two
@@ -177,6 +178,31 @@ func testControlPlane(t *testing.T, target controlPlaneTarget) {
 		}
 		wg.Wait()
 	})
+}
+
+// checkRootCA: kube-controller-manager's publisher puts the CA clients
+// trust the server with into every namespace, and puts it back when it is
+// emptied.
+func checkRootCA(t *testing.T, c kubernetes.Interface, target controlPlaneTarget) {
+	want, err := os.ReadFile(target.config.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := cpNamespace(t, c, "cp-root-ca")
+	published := func(ctx context.Context) (bool, string, error) {
+		cm, err := c.CoreV1().ConfigMaps(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		if err != nil {
+			return false, "", err
+		}
+		got := cm.Data["ca.crt"]
+		return got == string(want), fmt.Sprintf("ca.crt of %d bytes", len(got)), nil
+	}
+	cpWait(t, 30*time.Second, "kube-root-ca.crt with the server's CA", published)
+	emptied := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kube-root-ca.crt"}, Data: map[string]string{"ca.crt": ""}}
+	if _, err := c.CoreV1().ConfigMaps(ns).Update(context.Background(), emptied, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cpWait(t, 30*time.Second, "kube-root-ca.crt reconciled after it was emptied", published)
 }
 
 // checkDeployment: 50 replicas Running, spread over every node (a

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // KwokNodeAnnotation is the annotation (key=value) that makes the kwok a
@@ -76,6 +78,10 @@ func StartControlPlane(t testing.TB, kubeconfig string, kcmArgs ...string) *Cont
 		"--leader-elect=false",
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", kcmPort),
 		"--cert-dir=" + filepath.Join(c.dir, "kcm-certs"),
+		// kube-root-ca.crt's CA: without the flag kube-controller-manager
+		// takes its kubeconfig's inline CA data, which ours do not have
+		// (they name a file), and publishes an empty ca.crt.
+		"--root-ca-file=" + kubeconfigCAFile(t, kubeconfig),
 	}, kcmArgs...)...)
 	c.start(t, ComponentScheduler, filepath.Join(bin, "kube-scheduler"),
 		"--kubeconfig="+kubeconfig,
@@ -293,4 +299,17 @@ func DeployTree(t testing.TB) string {
 		t.Fatalf("kubesplit-certs: %v\n%s", err, out)
 	}
 	return dst
+}
+
+// kubeconfigCAFile is the CA file the kubeconfig's current cluster names.
+func kubeconfigCAFile(t testing.TB, kubeconfig string) string {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CAFile == "" {
+		t.Fatalf("%s names no CA file", kubeconfig)
+	}
+	return cfg.CAFile
 }
