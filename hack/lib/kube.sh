@@ -18,6 +18,8 @@ kube_start() {
   dir=$(stack_dir "$dir")
   rm -rf "$dir/etcd"
   stack_tokens "$dir" "$url"
+  local launched
+  launched=$(stack_now_ms)
   "$kube/etcd" --name kube --data-dir "$dir/etcd" --listen-client-urls "$etcd" --advertise-client-urls "$etcd" \
     --listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" --initial-cluster "kube=$peer" \
     --initial-cluster-state new --log-level warn >"$dir/etcd.log" 2>&1 &
@@ -37,4 +39,5 @@ kube_start() {
   KUBE_APISERVER_PID=$!
   ln -sfn admin.kubeconfig "$dir/kubeconfig"
   stack_wait_ready "$url" "$dir/ca.crt" "$(stack_token "$dir" admin)"
+  stack_ready_since "$dir" "$launched"
 }

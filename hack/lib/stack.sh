@@ -132,6 +132,8 @@ stack_start() {
   stack_tokens "$dir" "$url"
   local ca="$dir/ca.crt"
 
+  local launched
+  launched=$(stack_now_ms)
   stack_launch "$dir" aggregator "$bin/aggregator" --bind-address "127.0.0.1:$base" --cert-dir "$dir/aggregator" \
     --identity-key-file "$dir/identity.key" --token-auth-file "$dir/tokens.csv" --authorization-mode Webhook \
     --proxy-client-cert-file "$dir/front-proxy-client.crt" --proxy-client-key-file "$dir/front-proxy-client.key" \
@@ -153,8 +155,16 @@ stack_start() {
   for s in aggregator registry authz authn admission; do stack_wait_file "$dir/$s.addr"; done
   ln -sfn admin.kubeconfig "$dir/kubeconfig"
   stack_wait_ready "$url" "$ca" "$(stack_token "$dir" admin)"
+  stack_ready_since "$dir" "$launched"
   stack_grant_webhook_caller "$dir" "$url" "$ca" "$(stack_token "$dir" admin)"
 }
+
+stack_now_ms() { date +%s%3N; }
+
+# stack_ready_since <dir> <launched ms>: writes <dir>/ready.ms, the
+# milliseconds from the first process's launch to the stack answering
+# (make bench's launch-to-ready).
+stack_ready_since() { echo $(($(stack_now_ms) - $2)) >"$1/ready.ms"; }
 
 # stack_wait_ready <url> <ca> <token>: until the aggregator's /readyz
 # passes, which needs every upstream ready, and the system namespaces
