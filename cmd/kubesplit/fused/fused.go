@@ -86,6 +86,7 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 		Endpoint: cfg.Endpoint, CertDir: cfg.CertDir, IdentityKeyFile: keyFile,
 		Upstreams: aggregator.UpstreamURLs{
 			Registry: []string{reg.URL()}, Authn: []string{urlOf(authnLn)}, Authz: []string{urlOf(authzLn)},
+			AuthStartsLater: true,
 		},
 		TokenAuthFile: cfg.TokenAuthFile, AnonymousAuth: cfg.AnonymousAuth,
 		AuthorizationMode: []string{pkgauthz.ModeWebhook},

@@ -59,6 +59,12 @@ type UpstreamURLs struct {
 	// endpoints (upstream-admission and kube's
 	// poststarthook/start-apiserver-admission-initializer).
 	Admission []string
+	// AuthStartsLater says that Authn and Authz start after the
+	// aggregator, in its process (the fused binary): they are not checked
+	// before the aggregator's Start returns, which would wait out the
+	// check timeout on listeners nothing serves yet, but by the rechecks
+	// that follow (every upstream.RecheckEvery).
+	AuthStartsLater bool
 }
 
 // Config configures an aggregator. Field names follow kube-apiserver's

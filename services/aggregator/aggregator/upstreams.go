@@ -56,12 +56,16 @@ func startUpstreams(ctx context.Context, cfg Config) (map[string]*upstream.Upstr
 		}
 		ups[name] = u
 	}
-	// Each Start checks its endpoints before it returns; one that accepts
-	// connections but does not answer yet (the fused binary's authn and
-	// authz before they start) holds its upstream for the check timeout,
-	// and must not hold the others too.
+	// Each Start checks its endpoints before it returns, so that the
+	// aggregator serves at once through those that answer; concurrently,
+	// since one that does not answer holds its upstream for the check
+	// timeout, and must not hold the others too.
 	var wg sync.WaitGroup
-	for _, u := range ups {
+	for name, u := range ups {
+		if cfg.Upstreams.AuthStartsLater && (name == authnUpstream || name == authzUpstream) {
+			u.StartUnchecked(ctx)
+			continue
+		}
 		wg.Go(func() { u.Start(ctx) })
 	}
 	wg.Wait()

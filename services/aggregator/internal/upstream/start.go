@@ -24,6 +24,19 @@ func (u *Upstream) Start(ctx context.Context) {
 	})
 }
 
+// StartUnchecked is Start for an upstream that is known to start after
+// the caller (the fused binary's in-process stages, whose listeners
+// accept connections before anything serves them): its endpoints start
+// out of rotation, unchecked, and the rechecks every RecheckEvery bring
+// them in, so that nothing waits out a check timeout meanwhile.
+func (u *Upstream) StartUnchecked(ctx context.Context) {
+	u.startOnce.Do(func() {
+		addrs, _ := u.lookupAll(ctx) // logged by lookupAll, as in Start
+		u.apply(addrs)
+		go u.loop(ctx)
+	})
+}
+
 // loop runs the periodic lookups and checks, one at a time, so that a
 // check never races a lookup that is replacing the endpoints it checks.
 func (u *Upstream) loop(ctx context.Context) {

@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -75,4 +77,43 @@ func TestStartRechecksEndpointsOutOfRotation(t *testing.T) {
 
 	tickers.tick(t, healthEvery)
 	assertRoundRobin(t, picks(t, u, 2), late.addr())
+}
+
+// An upstream started after the aggregator, whose listener accepts
+// connections before anything serves them: Start would wait out the check
+// timeout on it, StartUnchecked returns at once with the endpoint out of
+// rotation, and the first recheck once it serves brings it in, answering
+// the probe that was already waiting on its listener.
+func TestStartUncheckedWaitsForNothing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const checkTimeout = 5 * time.Second
+	u := newUpstream(t, Config{URLs: []string{"http://" + ln.Addr().String()}, CheckTimeout: checkTimeout})
+	tickers := fakeTickers{u.healthEvery: make(chan time.Time), RecheckEvery: make(chan time.Time)}
+	u.ticker = tickers.ticker
+	c, cancel := context.WithCancel(ctx(t))
+	defer cancel()
+
+	start := time.Now()
+	u.StartUnchecked(c)
+	if took := time.Since(start); took >= checkTimeout {
+		t.Fatalf("StartUnchecked took %v", took)
+	}
+	if ep, err := u.Pick(); err == nil {
+		t.Fatalf("an unchecked endpoint is in rotation: %v", ep)
+	}
+
+	ticked := make(chan struct{})
+	go func() {
+		defer close(ticked)
+		tickers[RecheckEvery] <- time.Now() // the probe waits on the listener
+	}()
+	<-ticked
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}), ReadHeaderTimeout: time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	tickers.tick(t, RecheckEvery) // taken once the waiting probe is answered
+	assertRoundRobin(t, picks(t, u, 2), ln.Addr().String())
 }
