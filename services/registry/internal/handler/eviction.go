@@ -83,8 +83,8 @@ func (q *request) readEviction() (*policyv1.Eviction, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &policyv1.Eviction{}
-	if err := json.Unmarshal(body, ev); err != nil || ev.Kind != "Eviction" {
+	ev, err := decodeEviction(contentType(q.r), body)
+	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the body is not a valid Eviction: %v", err))
 	}
 	if ev.Name != q.info.Name {
@@ -94,6 +94,32 @@ func (q *request) readEviction() (*policyv1.Eviction, error) {
 		return nil, apierrors.NewInvalid(schema.GroupKind{Group: "policy", Kind: "Eviction"}, ev.Name, field.ErrorList{
 			field.Invalid(field.NewPath("deleteOptions", "ignoreStoreReadErrorWithClusterBreakingPotential"), true,
 				"can not be set for pod eviction, try after removing the option")})
+	}
+	return ev, nil
+}
+
+// decodeEviction reads an Eviction, of policy/v1 or v1beta1 (the same
+// fields), as JSON or, as client-go's typed clients send it when they
+// speak protobuf (kube's e2e tests do), as protobuf.
+func decodeEviction(media string, body []byte) (*policyv1.Eviction, error) {
+	if media == mediaProtobuf {
+		obj, gvk, err := protobufSerializer.Decode(body, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		if gvk.Group != policyv1.GroupName || gvk.Kind != "Eviction" {
+			return nil, fmt.Errorf("a %s, not an Eviction", gvk)
+		}
+		if body, err = json.Marshal(obj); err != nil {
+			return nil, err
+		}
+	}
+	ev := &policyv1.Eviction{}
+	if err := json.Unmarshal(body, ev); err != nil {
+		return nil, err
+	}
+	if ev.Kind != "Eviction" && media != mediaProtobuf { // protobuf's kind is in its envelope
+		return nil, fmt.Errorf("kind %q, not Eviction", ev.Kind)
 	}
 	return ev, nil
 }

@@ -1,9 +1,13 @@
 package handler
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 	"testing"
+
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // runningPod makes a pod the budget protects: Running and Ready.
@@ -13,6 +17,17 @@ func runningPod(e *env, name string) {
 	put(e, podsPath+"/"+name+"/status", pod, func(o map[string]any) {
 		o["status"] = map[string]any{"phase": "Running", "conditions": []any{map[string]any{"type": "Ready", "status": "True"}}}
 	})
+}
+
+// protobufEviction is eviction(name) as client-go sends it in protobuf.
+func protobufEviction(t *testing.T, name string) []byte {
+	t.Helper()
+	ev := &policyv1.Eviction{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "Eviction"}, ObjectMeta: metav1.ObjectMeta{Name: name}}
+	var b bytes.Buffer
+	if err := protobufSerializer.Encode(ev, &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 func eviction(name string) string {
@@ -39,6 +54,13 @@ func TestEvictionHonoursDisruptionBudgets(t *testing.T) {
 		t.Fatalf("eviction against a spent budget: %d %s", resp.StatusCode, data)
 	}
 	e.untouched(before, "a refused eviction")
+
+	// As client-go's typed clients send it in protobuf (kube's e2e tests).
+	resp, data = e.do("POST", podsPath+"/a1/eviction", string(protobufEviction(t, "a1")), "Content-Type", protobufMedia)
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(data), "DisruptionBudget") {
+		t.Fatalf("protobuf eviction against a spent budget: %d %s", resp.StatusCode, data)
+	}
+	e.untouched(before, "a refused protobuf eviction")
 
 	put(e, pdbPath+"/b/status", pdb, func(o map[string]any) { set(o, 1, "status", "disruptionsAllowed") })
 	e.mustDo("POST", podsPath+"/a1/eviction", eviction("a1"), http.StatusCreated)
