@@ -146,6 +146,18 @@ func testControlPlane(t *testing.T, target controlPlaneTarget) {
 			}
 			return len(ready) == cpNodes, fmt.Sprintf("%d nodes, Ready: %v", len(list.Items), ready), nil
 		})
+		// Their heartbeat, as a kubelet's: without it kube-controller-manager
+		// marks their pods not Ready within a minute.
+		cpWait(t, 30*time.Second, "every fake node's Lease", func(ctx context.Context) (bool, string, error) {
+			var renewed []string
+			for _, n := range nodes {
+				l, err := c.CoordinationV1().Leases("kube-node-lease").Get(ctx, n, metav1.GetOptions{})
+				if err == nil && l.Spec.RenewTime != nil {
+					renewed = append(renewed, n)
+				}
+			}
+			return len(renewed) == cpNodes, fmt.Sprintf("renewed: %v", renewed), nil
+		})
 	})
 
 	t.Run("checks", func(t *testing.T) {

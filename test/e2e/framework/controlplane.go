@@ -96,6 +96,12 @@ func StartControlPlane(t testing.TB, kubeconfig string, kcmArgs ...string) *Cont
 		"--config="+stages,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector="+KwokNodeAnnotationKey+"="+KwokNodeAnnotationValue,
+		// Node Leases, renewed as a kubelet renews them: without them the
+		// nodes' only heartbeat is their status, which the stages renew
+		// every ten minutes, so kube-controller-manager finds them silent
+		// after its 50 s grace period and marks their pods not Ready (kwok
+		// makes the node Ready again at once, not the pods).
+		"--node-lease-duration-seconds=40",
 		// Pod IPs of their own, apart from any Service range.
 		"--cidr=10.244.0.0/16")
 
