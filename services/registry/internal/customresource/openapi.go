@@ -2,11 +2,10 @@ package customresource
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apiextensions-apiserver/pkg/controller/openapi/builder"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
@@ -24,9 +23,10 @@ func publishedOpenAPI(crd *apiextensionsv1.CustomResourceDefinition, names apiex
 	if named.Spec.Names.ListKind == "" {
 		named.Spec.Names.ListKind = names.Kind + "List"
 	}
+	gv := schema.GroupVersion{Group: crd.Spec.Group, Version: version}
 	wanted := []string{
-		modelName(crd.Spec.Group, version, names.Kind),
-		modelName(crd.Spec.Group, version, named.Spec.Names.ListKind),
+		resource.CustomDefinitionName(gv.WithKind(names.Kind)),
+		resource.CustomDefinitionName(gv.WithKind(named.Spec.Names.ListKind)),
 	}
 	v3, err := builder.BuildOpenAPIV3(&named, version, builder.Options{IncludeSelectableFields: true})
 	if err != nil {
@@ -46,12 +46,4 @@ func publishedOpenAPI(crd *apiextensionsv1.CustomResourceDefinition, names apiex
 		out.V3[name], out.V2[name] = *s3, s2
 	}
 	return out, nil
-}
-
-// modelName is kube's definition name of a custom kind: the reversed
-// group, the version and the kind (com.example.stable.v1.CronTab).
-func modelName(group, version, kind string) string {
-	parts := strings.Split(group, ".")
-	slices.Reverse(parts)
-	return strings.Join(parts, ".") + "." + version + "." + kind
 }

@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"sort"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,11 +31,7 @@ func definitionName(gvk schema.GroupVersionKind) (name model, typed bool) {
 			return model(n), true
 		}
 	}
-	parts := strings.Split(gvk.Group, ".")
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return model(strings.Join(parts, ".") + "." + gvk.Version + "." + gvk.Kind), false
+	return model(resource.CustomDefinitionName(gvk)), false
 }
 
 // kinds records which group-version-kinds each definition is, for the
