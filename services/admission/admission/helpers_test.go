@@ -34,6 +34,14 @@ func cluster() []runtime.Object {
 // and waits until it is ready.
 func start(t *testing.T, cfg Config) *Server {
 	t.Helper()
+	s := launch(t, cfg)
+	waitReady(t, s.URL())
+	return s
+}
+
+// launch runs the service as start does, without waiting for it to be ready.
+func launch(t *testing.T, cfg Config) *Server {
+	t.Helper()
 	cfg.BindAddress = "127.0.0.1:0"
 	cfg.Log = slog.New(slog.DiscardHandler)
 	if cfg.Client == nil {
@@ -45,7 +53,6 @@ func start(t *testing.T, cfg Config) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	waitReady(t, s.URL())
 	return s
 }
 

@@ -192,10 +192,13 @@ func dynamicRules(m, v pkgadmission.Admitter) func() pkgadmission.Rules {
 // start runs the informers once the API answers, notes when they synced,
 // and starts the background jobs.
 func (l *Local) start(ctx context.Context, client kubernetes.Interface, jobs []job, cfg LocalConfig) {
-	apiwait.Start(ctx, client, l.factory.Start)
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		// The factory must have started before waitSynced asks it: an
+		// unstarted factory has no informers to wait for and says synced.
+		apiwait.Wait(ctx, client)
+		l.factory.Start(ctx.Done())
 		if !l.waitSynced(ctx) {
 			return
 		}
@@ -262,6 +265,9 @@ func (l *Local) Close() {
 // waitSynced waits for every informer the plugins asked for; false if ctx
 // ended first.
 func (l *Local) waitSynced(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return false // the factory was not started
+	}
 	for _, ok := range l.factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return false
