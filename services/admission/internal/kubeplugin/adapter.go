@@ -9,6 +9,8 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 )
 
 // objectInterfaces are the scheme's helpers kube hands every plugin.
@@ -94,15 +96,15 @@ func changes(a *admission.Attributes, req *request) (*admission.Result, error) {
 	if req.before == nil {
 		return admission.Allow(), nil
 	}
-	before, err := externalJSON(req.before, req.gv)
+	before, err := kubeobject.ExternalJSON(req.before, req.gv)
 	if err != nil {
 		return nil, err
 	}
-	after, err := externalJSON(req.GetObject(), req.gv)
+	after, err := kubeobject.ExternalJSON(req.GetObject(), req.gv)
 	if err != nil {
 		return nil, err
 	}
-	patch, err := patchFor(a.Object.Raw, before, after)
+	patch, err := plugin.PatchFor(a.Object.Raw, before, after)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package kubeplugin
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"reflect"
@@ -24,6 +25,8 @@ import (
 	api "k8s.io/kubernetes/pkg/apis/core"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugintest"
 )
 
@@ -57,7 +60,7 @@ func TestPriorityPatchAndDenial(t *testing.T) {
 		t.Fatalf("denied: %+v", res.Status)
 	}
 	var ops []map[string]any
-	if err := jsonUnmarshal(res.Patch, &ops); err != nil {
+	if err := json.Unmarshal(res.Patch, &ops); err != nil {
 		t.Fatal(err)
 	}
 	var paths []string
@@ -258,7 +261,7 @@ func TestAttributesPassThrough(t *testing.T) {
 func TestCustomObject(t *testing.T) {
 	gvk := schema.GroupVersionKind{Group: "e2e.example.com", Version: "v1", Kind: "Widget"}
 	raw := []byte(`{"apiVersion":"e2e.example.com/v1","kind":"Widget","metadata":{"name":"w"},"spec":{"n":1}}`)
-	obj, err := internalObject(raw, gvk)
+	obj, err := kubeobject.Internal(raw, gvk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,18 +269,18 @@ func TestCustomObject(t *testing.T) {
 	if !ok || u.GroupVersionKind() != gvk || u.GetName() != "w" {
 		t.Fatalf("got %T %v", obj, obj)
 	}
-	before, err := externalJSON(u.DeepCopy(), gvk.GroupVersion())
+	before, err := kubeobject.ExternalJSON(u.DeepCopy(), gvk.GroupVersion())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := unstructured.SetNestedField(u.Object, "M", "spec", "size"); err != nil {
 		t.Fatal(err)
 	}
-	after, err := externalJSON(u, gvk.GroupVersion())
+	after, err := kubeobject.ExternalJSON(u, gvk.GroupVersion())
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch, err := patchFor(raw, before, after)
+	patch, err := plugin.PatchFor(raw, before, after)
 	if err != nil {
 		t.Fatal(err)
 	}

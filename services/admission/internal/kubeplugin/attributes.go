@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/kubeuser"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
 )
 
 // request is one admission request as kube's plugins see it: the
@@ -29,11 +30,11 @@ type request struct {
 // newRequest translates our attributes into kube's.
 func newRequest(a *admission.Attributes) (*request, error) {
 	gvk := schema.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
-	obj, err := internalObject(a.Object.Raw, gvk)
+	obj, err := kubeobject.Internal(a.Object.Raw, gvk)
 	if err != nil {
 		return nil, err
 	}
-	old, err := internalObject(a.OldObject.Raw, gvk)
+	old, err := kubeobject.Internal(a.OldObject.Raw, gvk)
 	if err != nil {
 		return nil, err
 	}

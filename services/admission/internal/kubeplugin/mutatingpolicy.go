@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 	"github.com/kubesplit/kubesplit/services/admission/internal/policy"
 )
@@ -44,7 +45,7 @@ func NewMutatingPolicyPhases(deps plugin.Deps) (m, v admission.Admitter, err err
 	adm := deps.Informers.Admissionregistration().V1()
 	policies, bindings := adm.MutatingAdmissionPolicies(), adm.MutatingAdmissionPolicyBindings()
 	return policyMutator{
-		mutator: mutator{kube: mi, objects: objectInterfacesWith(&equivalents{discovery: deps.Client.Discovery()})},
+		mutator: mutator{kube: mi, objects: kubeobject.ObjectInterfacesWith(kubeobject.NewEquivalents(deps.Client.Discovery()))},
 		rules: boundRules{policies: policies.Lister(), bindings: bindings.Lister(),
 			synced: []cache.InformerSynced{policies.Informer().HasSynced, bindings.Informer().HasSynced}},
 	}, nil, nil
@@ -104,14 +105,10 @@ func (r boundRules) current() admission.Rules {
 
 // anyGroupIfEquivalent broadens rules to every group under matchPolicy
 // Equivalent: kube's plugin matches a resource by its equivalents (see
-// equivalents), which may be in another group (core and events.k8s.io
-// Events are stored as one).
+// kubeobject.Equivalents).
 func anyGroupIfEquivalent(mc *admv1.MatchResources, rules []admission.Rule) []admission.Rule {
 	if mc != nil && mc.MatchPolicy != nil && *mc.MatchPolicy == admv1.Exact {
 		return rules
 	}
-	for i := range rules {
-		rules[i].APIGroups = []string{"*"}
-	}
-	return rules
+	return plugin.AnyGroup(rules)
 }

@@ -24,3 +24,13 @@ func Namespaced(r admission.Rule) admission.Rule {
 	r.Scope = &scope
 	return r
 }
+
+// AnyGroup are rules widened to every group, where a matchPolicy
+// Equivalent may find a resource's equivalent (core and events.k8s.io
+// Events are stored as one): what a plugin publishes for such rules.
+func AnyGroup(rules []admission.Rule) []admission.Rule {
+	for i := range rules {
+		rules[i].APIGroups = []string{"*"}
+	}
+	return rules
+}

@@ -28,37 +28,48 @@ func (e *callError) Error() string {
 
 func (e *callError) Unwrap() error { return e.err }
 
-// shouldCall is kube's ShouldCallHook: whether h wants a, checking
-// namespaceSelector, objectSelector and rules, then matchConditions. A
-// non-nil Result is the request's denial: a namespace that cannot be
-// looked up, a selector that does not parse, or (failurePolicy Fail)
-// match conditions that cannot be evaluated.
-func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (bool, *admission.Result) {
+// shouldCall is kube's ShouldCallHook: what h is asked about a (a, or a
+// converted to an equivalent resource: see invocation), checking
+// namespaceSelector, objectSelector and rules, then matchConditions; nil
+// when h does not want a. A non-nil Result is the request's denial: a
+// namespace that cannot be looked up, a selector that does not parse, an
+// object that cannot be converted, or (failurePolicy Fail) match
+// conditions that cannot be evaluated.
+func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*admission.Attributes, *admission.Result) {
 	nsMatch, nsErr := d.namespaces.Match(ctx, h.namespaceSelector, a)
 	if !nsMatch && nsErr == nil {
-		return false, nil
+		return nil, nil
 	}
-	if !selector.Object(h.objectSelector, a) || !h.matchesRules(a) {
-		return false, nil
+	if !selector.Object(h.objectSelector, a) {
+		return nil, nil
+	}
+	inv, err := d.invocation(h, a)
+	if inv == nil && err == nil {
+		return nil, nil
 	}
 	var notFound *apierrors.StatusError
 	switch {
 	case apierrors.IsNotFound(nsErr) && errors.As(nsErr, &notFound):
-		return false, plugin.StatusResult(notFound)
+		return nil, plugin.StatusResult(notFound)
 	case nsErr != nil:
-		return false, plugin.StatusResult(apierrors.NewInternalError(nsErr))
+		return nil, plugin.StatusResult(apierrors.NewInternalError(nsErr))
 	case h.selectorErr != nil:
-		return false, plugin.StatusResult(apierrors.NewInternalError(h.selectorErr))
+		return nil, plugin.StatusResult(apierrors.NewInternalError(h.selectorErr))
+	case err != nil:
+		return nil, plugin.StatusResult(apierrors.NewInternalError(err))
 	}
-	ok, err := h.conditions.match(ctx, func() (map[string]any, error) { return celVariables(a) })
+	ok, err := h.conditions.match(ctx, func() (map[string]any, error) { return celVariables(inv) })
 	if err != nil {
 		if h.ignoreFailures {
-			return false, nil
+			return nil, nil
 		}
 		gr := schema.GroupResource{Group: a.Resource.Group, Resource: a.Resource.Resource}
-		return false, plugin.StatusResult(apierrors.NewForbidden(gr, a.Name, err))
+		return nil, plugin.StatusResult(apierrors.NewForbidden(gr, a.Name, err))
 	}
-	return ok, nil
+	if !ok {
+		return nil, nil
+	}
+	return inv, nil
 }
 
 // call asks h about a. The error is a *callError (subject to the failure

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
@@ -18,8 +19,11 @@ import (
 type dispatcher struct {
 	source     *source
 	namespaces selector.Namespaces
-	synced     []cache.InformerSynced
-	log        *slog.Logger
+	// equivalents are the resources stored as one, which matchPolicy
+	// Equivalent matches a request by.
+	equivalents runtime.EquivalentResourceMapper
+	synced      []cache.InformerSynced
+	log         *slog.Logger
 }
 
 // prepare waits for the informers and returns the webhooks to consider

@@ -21,8 +21,12 @@ type hook struct {
 	// name is the webhook's name; configuration the name of the object
 	// declaring it, for audit annotations.
 	name, configuration string
-	matchRules          []admission.Rule // see asRules
-	exact               bool             // matchPolicy Exact
+	source              []admissionregistrationv1.RuleWithOperations
+	// rules are the webhook's rules; anyVersion the same in any version,
+	// what matchPolicy Equivalent matches a custom resource by, which is
+	// sent as it is (not converted to the version the rule names).
+	rules, anyVersion   []admission.Rule
+	exact               bool // matchPolicy Exact
 	namespaceSelector   labels.Selector
 	objectSelector      labels.Selector
 	selectorErr         error // a selector that does not parse
@@ -89,7 +93,7 @@ func newHook(configuration string, w common, clients *clients) *hook {
 		sideEffectsOnDryRun: !noSideEffectsOnDryRun(w.SideEffects),
 		conditions:          compileConditions(w.MatchConditions),
 	}
-	h.matchRules = asRules(w.Rules, h.exact)
+	h.source, h.rules, h.anyVersion = w.Rules, asRules(w.Rules, false), asRules(w.Rules, true)
 	var nsErr, objErr error
 	h.namespaceSelector, nsErr = parseSelector(w.NamespaceSelector)
 	h.objectSelector, objErr = parseSelector(w.ObjectSelector)

@@ -161,8 +161,8 @@ func TestShouldCall(t *testing.T) {
 			if deny != nil {
 				code = deny.Status.Code
 			}
-			if call != c.call || code != c.code {
-				t.Errorf("call %t, refusal %d (%+v); want %t, %d", call, code, deny, c.call, c.code)
+			if (call != nil) != c.call || code != c.code {
+				t.Errorf("call %t, refusal %d (%+v); want %t, %d", call != nil, code, deny, c.call, c.code)
 			}
 		})
 	}

@@ -70,14 +70,14 @@ type mutation struct {
 // invoke asks h (the index-th webhook) in round 0 or 1 and applies its
 // patch; a non-nil Result is the request's denial.
 func (r *mutation) invoke(ctx context.Context, round, index int, h *hook) *admission.Result {
-	ok, deny := r.d.shouldCall(ctx, h, r.cur)
+	inv, deny := r.d.shouldCall(ctx, h, r.cur)
 	if deny != nil {
 		return r.sum.deny(deny.Status)
 	}
-	if !ok {
+	if inv == nil {
 		return nil
 	}
-	res, err := call(ctx, h, r.cur, true)
+	res, err := call(ctx, h, inv, true)
 	if err != nil {
 		if deny := failed(h, err); deny != nil {
 			return r.sum.deny(deny.Status)
@@ -89,7 +89,7 @@ func (r *mutation) invoke(ctx context.Context, round, index int, h *hook) *admis
 	if !res.Allowed {
 		return r.sum.deny(res.Status)
 	}
-	changed, err := r.apply(h, res.Patch)
+	changed, err := r.apply(h, inv, res.Patch)
 	if err != nil {
 		return r.sum.deny(&apierrors.NewInternalError(err).ErrStatus)
 	}
@@ -106,18 +106,28 @@ func (r *mutation) invoke(ctx context.Context, round, index int, h *hook) *admis
 	return nil
 }
 
-// apply applies h's patch to the current object and adds it to the
-// answer's; it reports whether the object changed.
-func (r *mutation) apply(h *hook, patch []byte) (bool, error) {
+// apply applies h's patch of inv's object to the current object and adds
+// it to the answer's; it reports whether the object changed. A patch of
+// an object converted to an equivalent resource is turned into one of
+// the current object (see patchBack).
+func (r *mutation) apply(h *hook, inv *admission.Attributes, patch []byte) (bool, error) {
 	if len(patch) == 0 {
 		return false, nil
 	}
-	if len(r.cur.Object.Raw) == 0 {
+	if len(inv.Object.Raw) == 0 {
 		return false, fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name)
 	}
-	next, err := admission.ApplyPatch(r.cur.Object.Raw, patch)
+	next, err := admission.ApplyPatch(inv.Object.Raw, patch)
 	if err != nil {
 		return false, fmt.Errorf("admission webhook %q: %w", h.name, err)
+	}
+	if inv.Kind != r.cur.Kind {
+		if patch, err = patchBack(r.cur, inv, next); err != nil || patch == nil {
+			return false, err
+		}
+		if next, err = admission.ApplyPatch(r.cur.Object.Raw, patch); err != nil {
+			return false, err
+		}
 	}
 	all, err := concatPatches(r.sum.Patch, patch)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 	"github.com/kubesplit/kubesplit/services/admission/internal/selector"
 )
@@ -44,9 +45,10 @@ func newDispatcher(deps plugin.Deps, src *source) *dispatcher {
 		log = slog.Default()
 	}
 	return &dispatcher{
-		source:     src,
-		namespaces: selector.Namespaces{Lister: ns.Lister(), Client: deps.Client},
-		synced:     []cache.InformerSynced{src.synced, ns.Informer().HasSynced},
-		log:        log,
+		source:      src,
+		namespaces:  selector.Namespaces{Lister: ns.Lister(), Client: deps.Client},
+		equivalents: kubeobject.NewEquivalents(deps.Client.Discovery()),
+		synced:      []cache.InformerSynced{src.synced, ns.Informer().HasSynced},
+		log:         log,
 	}
 }

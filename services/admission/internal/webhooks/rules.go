@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 )
 
 // exempt are the resources whose requests no webhook is asked about, as
@@ -23,15 +24,13 @@ func isExempt(a *admission.Attributes) bool {
 	return a.Resource.Group == admissionregistrationv1.GroupName && exempt[a.Resource.Resource]
 }
 
-// asRules are a webhook's rules in pkg/admission's form. With matchPolicy
-// Equivalent the versions are widened to any: a resource's versions are
-// the equivalent ones kube would convert between, and kubesplit serves
-// each resource in one version, so the request is sent as it is.
-func asRules(rules []admissionregistrationv1.RuleWithOperations, exact bool) []admission.Rule {
+// asRules are a webhook's rules in pkg/admission's form; with anyVersion,
+// of any version (see hook.anyVersion).
+func asRules(rules []admissionregistrationv1.RuleWithOperations, anyVersion bool) []admission.Rule {
 	out := make([]admission.Rule, 0, len(rules))
 	for _, r := range rules {
 		rule := admission.Rule{RuleWithOperations: *r.DeepCopy()}
-		if !exact {
+		if anyVersion {
 			rule.APIVersions = []string{"*"}
 		}
 		out = append(out, rule)
@@ -39,30 +38,31 @@ func asRules(rules []admissionregistrationv1.RuleWithOperations, exact bool) []a
 	return out
 }
 
-// matchesRules is kube's rule check under the webhook's matchPolicy: Exact
-// matches the resource the client asked for only; Equivalent also the
-// resource it is stored as, in any version.
+// matchesRules is kube's first rule check, before any equivalent resource
+// is tried: Exact matches the resource the client asked for only;
+// Equivalent also the resource it is stored as.
 func (h *hook) matchesRules(a *admission.Attributes) bool {
 	if !h.exact {
-		return admission.Matches(h.matchRules, a)
+		return admission.Matches(h.rules, a)
 	}
 	asked := *a
 	if a.RequestResource != (metav1.GroupVersionResource{}) {
 		asked.Resource, asked.SubResource = a.RequestResource, a.RequestSubResource
 	}
 	asked.RequestResource = metav1.GroupVersionResource{}
-	return admission.Matches(h.matchRules, &asked)
+	return admission.Matches(h.rules, &asked)
 }
 
 // publishedRules is what the registry is told the webhook wants: its
-// rules, broadened as matching broadens them. Selectors and match
-// conditions are not published, which only asks about more.
+// rules, broadened under Equivalent to any version and any group, since
+// an equivalent resource may be in another (core and events.k8s.io
+// Events are stored as one). Selectors and match conditions are not
+// published, which only asks about more.
 func (h *hook) publishedRules() []admission.Rule {
-	out := make([]admission.Rule, len(h.matchRules))
-	for i, r := range h.matchRules {
-		out[i] = admission.Rule{RuleWithOperations: *r.DeepCopy()}
+	if h.exact {
+		return asRules(h.source, false)
 	}
-	return out
+	return plugin.AnyGroup(asRules(h.source, true))
 }
 
 // everything is the rule matching every request, published while the

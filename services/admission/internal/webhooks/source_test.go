@@ -57,11 +57,14 @@ func TestConfigurationChanges(t *testing.T) {
 	polltest.Until(t, 10*time.Second, "no rules once deleted", func() bool { return len(v.CurrentRules().Validating) == 0 })
 }
 
-// Published rules are the webhooks' rules, widened to any version under
-// matchPolicy Equivalent, and everything until the configurations are
-// known.
+// Published rules are the webhooks' rules, widened to any version and any
+// group under matchPolicy Equivalent (an equivalent resource may be in
+// another group), as written under Exact, and everything until the
+// configurations are known.
 func TestCurrentRules(t *testing.T) {
-	deps, _ := plugintest.Deps(t, mutatingConfig("a", mutatingHook("a.example.com", newServer(t, allow))))
+	exactHook := mutatingHook("exact.example.com", newServer(t, allow))
+	exactHook.MatchPolicy = &exact
+	deps, _ := plugintest.Deps(t, mutatingConfig("a", mutatingHook("a.example.com", newServer(t, allow)), exactHook))
 	a, _, err := NewMutatingPhases(deps)
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +75,9 @@ func TestCurrentRules(t *testing.T) {
 	}
 	plugintest.Start(t, deps)
 	r := m.CurrentRules()
-	want := admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}}
-	if len(r.Mutating) != 1 || !equalRule(r.Mutating[0].Rule, want) || r.Mutating[0].Operations[0] != admissionregistrationv1.Create {
+	equivalent := admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"pods"}}
+	if len(r.Mutating) != 2 || !equalRule(r.Mutating[0].Rule, equivalent) || r.Mutating[0].Operations[0] != admissionregistrationv1.Create ||
+		!equalRule(r.Mutating[1].Rule, podsCreate()[0].Rule) {
 		t.Fatalf("rules %+v", r)
 	}
 }

@@ -42,20 +42,21 @@ func (v *Validating) Admit(ctx context.Context, a *admission.Attributes) (*admis
 	}
 	sum := newSummary()
 	var relevant []int
+	invocations := make([]*admission.Attributes, len(hooks))
 	for i, h := range hooks {
-		ok, deny := v.d.shouldCall(ctx, h, a)
+		inv, deny := v.d.shouldCall(ctx, h, a)
 		if deny != nil {
 			return sum.deny(deny.Status), nil
 		}
-		if ok {
-			relevant = append(relevant, i)
+		if inv != nil {
+			relevant, invocations[i] = append(relevant, i), inv
 		}
 	}
 	answers := make([]answer, len(relevant))
 	var wg sync.WaitGroup
 	for j, i := range relevant {
 		wg.Go(func() {
-			res, err := call(ctx, hooks[i], a, false)
+			res, err := call(ctx, hooks[i], invocations[i], false)
 			answers[j] = answer{res: res, err: err}
 		})
 	}

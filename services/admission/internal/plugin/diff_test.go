@@ -1,4 +1,4 @@
-package kubeplugin
+package plugin
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ func TestPatchFor(t *testing.T) {
 		{"an escaped key", `{"m":{}}`, `{"m":{}}`, `{"m":{"a/b~c":"v"}}`, `{"m":{"a/b~c":"v"}}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := patchFor([]byte(c.sent), object(t, c.before), object(t, c.after))
+			p, err := PatchFor([]byte(c.sent), object(t, c.before), object(t, c.after))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,5 +63,3 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

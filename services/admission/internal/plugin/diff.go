@@ -1,41 +1,39 @@
-package kubeplugin
+package plugin
 
 import (
 	"encoding/json"
 	"reflect"
 	"slices"
-
-	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 )
 
-// patchFor is the JSON patch turning the admitted object (raw, as the
-// client sent it) into what the plugin made of it: the fields where after
-// differs from before (both the defaulted object, before and after the
-// plugin), so that the defaults, which the registry applies itself, are
+// PatchFor is the JSON patch turning the admitted object (raw, as the
+// client sent it) into what a plugin or webhook made of it: the fields
+// where after differs from before (both the defaulted object, before and
+// after the change), so that the defaults, which the registry applies itself, are
 // not written back. A changed field whose parent raw lacks is added whole
 // at the first missing level; lists are replaced whole, as kube's own
 // patches of a list would not survive concurrent reordering anyway.
-func patchFor(raw []byte, before, after map[string]any) (plugin.Patch, error) {
+func PatchFor(raw []byte, before, after map[string]any) (Patch, error) {
 	var sent map[string]any
 	if err := json.Unmarshal(raw, &sent); err != nil {
 		return nil, err
 	}
-	var p plugin.Patch
+	var p Patch
 	diff(&p, "", sent, before, after)
 	return p, nil
 }
 
 // diff appends to p the operations at path for the members of one object.
-func diff(p *plugin.Patch, path string, sent, before, after map[string]any) {
+func diff(p *Patch, path string, sent, before, after map[string]any) {
 	for _, k := range keys(before, after) {
-		at := path + "/" + plugin.Pointer(k)
+		at := path + "/" + Pointer(k)
 		b, inBefore := before[k]
 		a, inAfter := after[k]
 		s, inSent := sent[k]
 		switch {
 		case !inAfter:
 			if inSent {
-				*p = append(*p, plugin.PatchOp{Op: "remove", Path: at})
+				*p = append(*p, PatchOp{Op: "remove", Path: at})
 			}
 		case inBefore && reflect.DeepEqual(a, b):
 		default:

@@ -1,4 +1,4 @@
-package kubeplugin
+package kubeobject
 
 import (
 	"encoding/json"
@@ -13,13 +13,13 @@ import (
 	_ "github.com/kubesplit/kubesplit/pkg/kubeapis"
 )
 
-// internalObject reads raw, an object of kind gvk as it is served, into
+// Internal reads raw, an object of kind gvk as it is served, into
 // kube's internal type, defaulted as kube-apiserver's decoder defaults
 // what it reads, so that the plugin sees what it sees in kube. Nil when
 // raw is empty. A kind kube has no type for (a custom resource) is read
 // as kube's plugins see one: unstructured, in its served version, since
 // custom resources have no internal one.
-func internalObject(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
+func Internal(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
@@ -53,10 +53,10 @@ func customObject(raw []byte, gvk schema.GroupVersionKind) (runtime.Object, erro
 	return u, nil
 }
 
-// externalJSON is obj, an internal object, converted back to the served
+// ExternalJSON is obj, an internal object, converted back to the served
 // version gv (an unstructured one is in it already) and read as generic
 // JSON, for comparing before and after.
-func externalJSON(obj runtime.Object, gv schema.GroupVersion) (map[string]any, error) {
+func ExternalJSON(obj runtime.Object, gv schema.GroupVersion) (map[string]any, error) {
 	ext := obj
 	if _, custom := obj.(*unstructured.Unstructured); !custom {
 		var err error
@@ -73,4 +73,22 @@ func externalJSON(obj runtime.Object, gv schema.GroupVersion) (map[string]any, e
 		return nil, err
 	}
 	return m, nil
+}
+
+// Convert is raw, an object of kind from as served, as JSON of version to
+// (kube's internal version between them, defaulted on the way as kube's
+// decoder defaults): what a webhook matched through an equivalent resource
+// is sent. A kind kube has no type for cannot be converted here.
+func Convert(raw []byte, from schema.GroupVersionKind, to schema.GroupVersion) (map[string]any, error) {
+	if !legacyscheme.Scheme.Recognizes(from) {
+		return nil, fmt.Errorf("no conversion of %v to %v", from, to)
+	}
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	obj, err := Internal(raw, from)
+	if err != nil {
+		return nil, err
+	}
+	return ExternalJSON(obj, to)
 }

@@ -1,4 +1,4 @@
-package kubeplugin
+package kubeobject
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ var discovered = []*metav1.APIResourceList{
 }
 
 func TestEquivalents(t *testing.T) {
-	e := &equivalents{discovery: &fakeResources{lists: discovered}}
+	e := &Equivalents{discovery: &fakeResources{lists: discovered}}
 	hpa := func(v string) schema.GroupVersionResource {
 		return schema.GroupVersionResource{Group: "autoscaling", Version: v, Resource: "horizontalpodautoscalers"}
 	}
@@ -81,7 +81,7 @@ func TestEquivalents(t *testing.T) {
 // is read again a second later, not on every request.
 func TestEquivalentsRetry(t *testing.T) {
 	f := &fakeResources{err: errors.New("down")}
-	e := &equivalents{discovery: f}
+	e := &Equivalents{discovery: f}
 	hpa := schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}
 	for range 3 {
 		if got := e.EquivalentResourcesFor(hpa, ""); len(got) != 0 {

@@ -1,4 +1,4 @@
-package kubeplugin
+package kubeobject
 
 import (
 	"strings"
@@ -16,7 +16,7 @@ import (
 // retryEvery is how soon a failed read of discovery is tried again.
 const retryEvery = time.Second
 
-// equivalents is kube's EquivalentResourceMapper, which matchPolicy
+// Equivalents is kube's EquivalentResourceMapper, which matchPolicy
 // Equivalent consults, read from the API's discovery: resources are
 // equivalent when they are stored as one, which discovery says by giving
 // them one storageVersionHash (every version of a resource; core and
@@ -26,7 +26,7 @@ const retryEvery = time.Second
 // to it; a custom resource matches its own version only. Built-in
 // resources do not change while the API runs, so discovery is read once,
 // when first needed.
-type equivalents struct {
+type Equivalents struct {
 	discovery discovery.ServerResourcesInterface
 
 	mu       sync.Mutex
@@ -40,18 +40,23 @@ type equivalents struct {
 	kinds map[schema.GroupVersionResource]map[string]schema.GroupVersionKind
 }
 
-var _ runtime.EquivalentResourceMapper = (*equivalents)(nil)
+var _ runtime.EquivalentResourceMapper = (*Equivalents)(nil)
 
-// objectInterfacesWith are objectInterfaces whose equivalent resources m
-// says.
-func objectInterfacesWith(m runtime.EquivalentResourceMapper) kubeadmission.ObjectInterfaces {
+// NewEquivalents are the equivalent resources d's discovery says.
+func NewEquivalents(d discovery.ServerResourcesInterface) *Equivalents {
+	return &Equivalents{discovery: d}
+}
+
+// ObjectInterfacesWith are kube's scheme's helpers, as kube hands them to
+// a plugin, whose equivalent resources m says.
+func ObjectInterfacesWith(m runtime.EquivalentResourceMapper) kubeadmission.ObjectInterfaces {
 	s := legacyscheme.Scheme
 	return &kubeadmission.RuntimeObjectInterfaces{ObjectCreater: s, ObjectTyper: s, ObjectDefaulter: s, ObjectConvertor: s,
 		EquivalentResourceMapper: m}
 }
 
 // EquivalentResourcesFor implements runtime.EquivalentResourceMapper.
-func (e *equivalents) EquivalentResourcesFor(resource schema.GroupVersionResource, subresource string) []schema.GroupVersionResource {
+func (e *Equivalents) EquivalentResourcesFor(resource schema.GroupVersionResource, subresource string) []schema.GroupVersionResource {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.load()
@@ -59,7 +64,7 @@ func (e *equivalents) EquivalentResourcesFor(resource schema.GroupVersionResourc
 }
 
 // KindFor implements runtime.EquivalentResourceMapper.
-func (e *equivalents) KindFor(resource schema.GroupVersionResource, subresource string) schema.GroupVersionKind {
+func (e *Equivalents) KindFor(resource schema.GroupVersionResource, subresource string) schema.GroupVersionKind {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.load()
@@ -69,7 +74,7 @@ func (e *equivalents) KindFor(resource schema.GroupVersionResource, subresource 
 // load reads discovery unless it has been read, or failed under a second
 // ago. What a partial failure leaves out (an aggregated API that is down)
 // is not built in, so what was read is kept. Callers hold e.mu.
-func (e *equivalents) load() {
+func (e *Equivalents) load() {
 	if e.loaded || time.Since(e.failedAt) < retryEvery {
 		return
 	}
@@ -93,7 +98,7 @@ func (e *equivalents) load() {
 
 // addList records one group-version's resources, each main resource
 // before its subresources, which take its identity.
-func (e *equivalents) addList(gv schema.GroupVersion, resources []metav1.APIResource) {
+func (e *Equivalents) addList(gv schema.GroupVersion, resources []metav1.APIResource) {
 	for _, main := range []bool{true, false} {
 		for _, r := range resources {
 			name, sub, _ := strings.Cut(r.Name, "/")
@@ -124,7 +129,7 @@ func (e *equivalents) addList(gv schema.GroupVersion, resources []metav1.APIReso
 	}
 }
 
-func (e *equivalents) add(key string, gvr schema.GroupVersionResource, sub string, kind schema.GroupVersionKind) {
+func (e *Equivalents) add(key string, gvr schema.GroupVersionResource, sub string, kind schema.GroupVersionKind) {
 	if e.byKey[key] == nil {
 		e.byKey[key] = map[string][]schema.GroupVersionResource{}
 	}
