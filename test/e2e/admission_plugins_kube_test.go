@@ -28,9 +28,10 @@ import (
 // StorageObjectInUseProtection (a claim gets the default class and the
 // pvc-protection finalizer), DefaultTolerationSeconds, PodSecurity
 // (enforce refuses a pod the restricted level does not allow, warn warns
-// about it) and
+// about it),
 // CertificateApproval (approving for a signer without "approve" on it is
-// refused).
+// refused) and MutatingAdmissionWebhook (a webhook matched through an
+// equivalent resource).
 func TestAdmissionPluginsAsKube(t *testing.T) {
 	var k *framework.KubeAPIServer
 	var wg sync.WaitGroup
@@ -145,6 +146,81 @@ func TestAdmissionPluginsAsKube(t *testing.T) {
 		}
 		both(t, bob["kube"], bob["kubesplit"], "PATCH", approval, "application/merge-patch+json", approve)
 	})
+	t.Run("a webhook is sent a write through an equivalent resource as kube sends it", func(t *testing.T) {
+		testWebhookEquivalentAsKube(t, servers)
+	})
+}
+
+// testWebhookEquivalentAsKube has a mutating webhook whose rules name
+// autoscaling/v2 HorizontalPodAutoscalers and events.k8s.io Events sent a
+// v1 HorizontalPodAutoscaler and a core Event, created on either server:
+// under matchPolicy Equivalent both servers must send the same review
+// (the object converted to the webhook's version, the client's own in
+// requestKind) and store the webhook's change.
+func testWebhookEquivalentAsKube(t *testing.T, servers []*apiServer) {
+	hooks := startWebhookServer(t)
+	for _, a := range servers {
+		cfg, err := json.Marshal(map[string]any{
+			"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+			"metadata": map[string]any{"name": "e2e-equivalent"},
+			"webhooks": []any{map[string]any{
+				"name": "equivalent.e2e.kubesplit.io", "clientConfig": hooks.clientConfig("/record/" + a.name),
+				"rules": []any{
+					map[string]any{"operations": []string{"CREATE"}, "apiGroups": []string{"autoscaling"}, "apiVersions": []string{"v2"}, "resources": []string{"horizontalpodautoscalers"}},
+					map[string]any{"operations": []string{"CREATE"}, "apiGroups": []string{"events.k8s.io"}, "apiVersions": []string{"v1"}, "resources": []string{"events"}},
+				},
+				"namespaceSelector":       map[string]any{"matchLabels": map[string]string{"kubernetes.io/metadata.name": "adm"}},
+				"sideEffects":             "None",
+				"admissionReviewVersions": []string{"v1"},
+			}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans := a.do(t, "POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", "", string(cfg)); ans.code != http.StatusCreated {
+			t.Fatalf("%s: webhook configuration: %d %s", a.name, ans.code, ans.message)
+		}
+	}
+	labelled := func(ans answer) bool { return field(ans.body, "metadata", "labels", "mutated-by") == "e2e-webhook" }
+	for _, c := range []struct {
+		path, body, kind string
+		sent, stored     []string // fields compared in what the webhook was sent and in what was stored
+	}{
+		{"/apis/autoscaling/v1/namespaces/adm/horizontalpodautoscalers",
+			`{"metadata":{"generateName":"hpa-"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},"maxReplicas":3,"targetCPUUtilizationPercentage":60}}`,
+			"HorizontalPodAutoscaler", []string{"apiVersion", "spec"}, []string{"spec"}},
+		{"/api/v1/namespaces/adm/events",
+			`{"metadata":{"generateName":"ev-"},"involvedObject":{"kind":"Pod","name":"p","namespace":"adm"},"reason":"Started","message":"hello","type":"Normal"}`,
+			"Event", []string{"apiVersion", "note", "reason", "regarding", "type"}, []string{"message", "involvedObject"}},
+	} {
+		created := map[string]answer{}
+		for _, a := range servers {
+			// Until the webhook's configuration has reached admission.
+			created[a.name] = answeredAs(t, a, "POST", c.path, "", c.body, http.StatusCreated, labelled)
+		}
+		k, o := hooks.recorded("kube", c.kind), hooks.recorded("kubesplit", c.kind)
+		if k == nil || o == nil {
+			t.Fatalf("%s: the webhook was not sent one by each server (kube %v, kubesplit %v)", c.kind, k != nil, o != nil)
+		}
+		if k.Kind != o.Kind || k.Resource != o.Resource || *k.RequestKind != *o.RequestKind || *k.RequestResource != *o.RequestResource {
+			t.Errorf("%s: kube sent kind %v resource %v, request %v %v; kubesplit %v %v, request %v %v", c.kind,
+				k.Kind, k.Resource, *k.RequestKind, *k.RequestResource, o.Kind, o.Resource, *o.RequestKind, *o.RequestResource)
+		}
+		var kSent, oSent map[string]any
+		if json.Unmarshal(k.Object.Raw, &kSent) != nil || json.Unmarshal(o.Object.Raw, &oSent) != nil {
+			t.Fatalf("%s: objects sent\nkube:      %s\nkubesplit: %s", c.kind, k.Object.Raw, o.Object.Raw)
+		}
+		for _, f := range c.sent {
+			if !reflect.DeepEqual(kSent[f], oSent[f]) {
+				t.Errorf("%s: sent %s\nkube:      %v\nkubesplit: %v", c.kind, f, kSent[f], oSent[f])
+			}
+		}
+		for _, f := range c.stored {
+			if k, o := field(created["kube"].body, f), field(created["kubesplit"].body, f); !reflect.DeepEqual(k, o) {
+				t.Errorf("%s: stored %s\nkube:      %v\nkubesplit: %v", c.kind, f, k, o)
+			}
+		}
+	}
 }
 
 // answeredAs sends the request to a until it is answered with code (and

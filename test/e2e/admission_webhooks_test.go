@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +50,16 @@ func TestAdmissionWebhooks(t *testing.T) {
 type webhookServer struct {
 	url      string
 	caBundle []byte
+	// seen are the requests /record/<key> was sent, by key and kind.
+	mu   sync.Mutex
+	seen map[string]*admissionv1.AdmissionRequest
+}
+
+// recorded is the last request /record/<key> was sent about kind.
+func (w *webhookServer) recorded(key, kind string) *admissionv1.AdmissionRequest {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seen[key+"/"+kind]
 }
 
 // startWebhookServer serves, over TLS with a certificate of a CA of the
@@ -56,17 +67,28 @@ type webhookServer struct {
 //
 //	/mutate  adds the label mutated-by=e2e-webhook, with a warning;
 //	/deny    refuses config maps holding the key "forbidden", warning too;
-//	/hang    never answers (until the caller gives up).
+//	/hang    never answers (until the caller gives up);
+//	/record/<key>  mutates as /mutate does and keeps what it was sent.
 func startWebhookServer(t *testing.T) *webhookServer {
 	t.Helper()
 	ca := framework.NewCertAuthority(t, "e2e-webhooks")
 	certFile, keyFile := ca.Serving(t)
+	hooks := &webhookServer{seen: map[string]*admissionv1.AdmissionRequest{}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mutate", reviewing(func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+	label := func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 		pt := admissionv1.PatchTypeJSONPatch
 		patch := `[{"op":"add","path":"/metadata/labels","value":{"mutated-by":"e2e-webhook"}}]`
 		return &admissionv1.AdmissionResponse{Allowed: true, Patch: []byte(patch), PatchType: &pt, Warnings: []string{"labelled by the e2e webhook"}}
-	}))
+	}
+	mux.HandleFunc("/mutate", reviewing(label))
+	mux.HandleFunc("/record/{key}", func(w http.ResponseWriter, r *http.Request) {
+		reviewing(func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+			hooks.mu.Lock()
+			hooks.seen[r.PathValue("key")+"/"+req.Kind.Kind] = req
+			hooks.mu.Unlock()
+			return label(req)
+		})(w, r)
+	})
 	mux.HandleFunc("/deny", reviewing(func(req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
 		var cm corev1.ConfigMap
 		_ = json.Unmarshal(req.Object.Raw, &cm)
@@ -92,7 +114,8 @@ func startWebhookServer(t *testing.T) *webhookServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &webhookServer{url: srv.URL, caBundle: caPEM}
+	hooks.url, hooks.caBundle = srv.URL, caPEM
+	return hooks
 }
 
 // reviewing serves AdmissionReviews with respond.

@@ -146,7 +146,7 @@ func (l *Local) build(selected []registration, deps plugin.Deps, cfg LocalConfig
 	if l.mutating, err = pkgadmission.Chain(mutating...); err != nil {
 		return err
 	}
-	l.mutating = pkgadmission.Mutating(l.mutating)
+	l.mutating = pkgadmission.Reinvoking(l.mutating)
 	l.validating, err = pkgadmission.Chain(validating...)
 	return err
 }

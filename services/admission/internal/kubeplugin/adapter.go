@@ -65,7 +65,7 @@ func run(ctx context.Context, kube kubeadmission.Interface, a *admission.Attribu
 	if !kube.Handles(kubeadmission.Operation(a.Operation)) {
 		return admission.Allow(), nil
 	}
-	req, err := newRequest(a)
+	req, err := newRequest(ctx, a)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package kubeplugin
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -25,10 +26,23 @@ type request struct {
 	*annotated
 	gv     schema.GroupVersion // the served version, to convert back to
 	before runtime.Object      // a copy of the internal object; nil if none
+	// reinvocation is the write's, shared with the chain's other plugins
+	// (see admission.Reinvoking); nil outside a chain.
+	reinvocation *admission.Reinvocation
+}
+
+// GetReinvocationContext is the write's reinvocation record, where kube's
+// MutatingAdmissionPolicy notes which policies to run again; one of the
+// request's own outside a chain.
+func (r *request) GetReinvocationContext() kubeadmission.ReinvocationContext {
+	if r.reinvocation == nil {
+		return r.annotated.GetReinvocationContext()
+	}
+	return r.reinvocation
 }
 
 // newRequest translates our attributes into kube's.
-func newRequest(a *admission.Attributes) (*request, error) {
+func newRequest(ctx context.Context, a *admission.Attributes) (*request, error) {
 	gvk := schema.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
 	obj, err := kubeobject.Internal(a.Object.Raw, gvk)
 	if err != nil {
@@ -42,7 +56,7 @@ func newRequest(a *admission.Attributes) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &request{gv: gvk.GroupVersion()}
+	r := &request{gv: gvk.GroupVersion(), reinvocation: admission.ReinvocationFrom(ctx)}
 	if obj != nil {
 		r.before = obj.DeepCopyObject()
 	}

@@ -1,6 +1,7 @@
 package kubeplugin
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -167,6 +168,50 @@ func TestMutatingAdmissionPolicyEquivalentRules(t *testing.T) {
 			})
 			if asked := admission.Matches(m.(plugin.DynamicRules).CurrentRules().Mutating, attrs); asked != (match == admv1.Equivalent) {
 				t.Errorf("asked about an events.k8s.io Event: %v", asked)
+			}
+		})
+	}
+}
+
+// A policy with reinvocationPolicy IfNeeded runs again when a later
+// mutation (a webhook's, which asks for the chain's second run) changed
+// the object, and sees the change; one with Never does not.
+func TestMutatingAdmissionPolicyReinvoked(t *testing.T) {
+	later := admission.Mutating(admission.AdmitterFunc(func(ctx context.Context, a *admission.Attributes) (*admission.Result, error) {
+		rc := admission.ReinvocationFrom(ctx)
+		if rc.IsReinvoke() {
+			return admission.Allow(), nil
+		}
+		rc.SetShouldReinvoke()
+		return &admission.Result{Allowed: true, Patch: []byte(`[{"op":"add","path":"/metadata/labels","value":{"later":"changed"}}]`)}, nil
+	}))
+	for policy, want := range map[admv1.ReinvocationPolicyType]string{admv1.IfNeededReinvocationPolicy: "changed", admv1.NeverReinvocationPolicy: "none"} {
+		t.Run(string(policy), func(t *testing.T) {
+			p, b := labelPolicy()
+			p.Spec.ReinvocationPolicy = policy
+			p.Spec.Mutations = []admv1.Mutation{{PatchType: admv1.PatchTypeApplyConfiguration, ApplyConfiguration: &admv1.ApplyConfiguration{
+				Expression: `Object{data: {"seen": has(object.metadata.labels) && "later" in object.metadata.labels ? object.metadata.labels["later"] : "none"}}`}}}
+			labelled := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "on", Labels: map[string]string{"mutate": "yes"}}}
+			deps := policyDeps(p, b, labelled)
+			m, _, err := NewMutatingPolicyPhases(deps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plugintest.Start(t, deps)
+			chain, err := admission.Chain(admission.Mutating(m), later)
+			if err != nil {
+				t.Fatal(err)
+			}
+			attrs := createConfigMap(t, configMap("on", map[string]string{"k": "v"}))
+			var res *admission.Result
+			polltest.Until(t, 10*time.Second, "the policy to apply", func() bool {
+				res = plugintest.Admit(t, admission.Reinvoking(chain), attrs)
+				return res.Allowed
+			})
+			got := &corev1.ConfigMap{}
+			plugintest.Patched(t, attrs, res, got)
+			if got.Data["seen"] != want || got.Labels["later"] != "changed" {
+				t.Errorf("patched %+v, patch %s", got, res.Patch)
 			}
 		})
 	}

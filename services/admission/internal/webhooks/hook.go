@@ -122,3 +122,7 @@ func parseSelector(s *metav1.LabelSelector) (labels.Selector, error) {
 	}
 	return sel, nil
 }
+
+// key names the webhook among all configurations' webhooks, as kube's
+// reinvocation record names it (names are unique in a configuration).
+func (h *hook) key() string { return h.configuration + "/" + h.name }

@@ -26,12 +26,26 @@ var (
 // CurrentRules implements plugin.DynamicRules.
 func (m *Mutating) CurrentRules() admission.Rules { return m.d.rulesFor(admission.PhaseMutating) }
 
+// pluginName keys the plugin's record in a write's Reinvocation.
+const pluginName = "MutatingAdmissionWebhook"
+
 // Admit calls the mutating webhooks a matches, one after the other, each
-// on the object as the ones before patched it; then, once, those with
-// reinvocationPolicy IfNeeded that a later webhook's change followed. The
-// first denial (or failure, under failurePolicy Fail) is the answer; an
-// allow carries every patch, in order, against a's object.
+// on the object as the ones before patched it. The first denial (or
+// failure, under failurePolicy Fail) is the answer; an allow carries every
+// patch, in order, against a's object. A change asks for the chain's
+// second run (admission.Reinvoking), in which only the webhooks with
+// reinvocationPolicy IfNeeded that a later change followed are called
+// again; alone, outside a chain, the plugin runs twice itself.
 func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) (*admission.Result, error) {
+	if admission.ReinvocationFrom(ctx) == nil {
+		return admission.Reinvoking(admission.AdmitterFunc(m.run)).Admit(ctx, a)
+	}
+	return m.run(ctx, a)
+}
+
+// run is one run of the chain through the plugin, as kube's dispatcher
+// makes it.
+func (m *Mutating) run(ctx context.Context, a *admission.Attributes) (*admission.Result, error) {
 	hooks, err := m.d.prepare(ctx, a)
 	if err != nil {
 		return nil, err
@@ -39,37 +53,57 @@ func (m *Mutating) Admit(ctx context.Context, a *admission.Attributes) (*admissi
 	if len(hooks) == 0 {
 		return admission.Allow(), nil
 	}
-	cur := *a
-	r := &mutation{d: m.d, cur: &cur, sum: newSummary(), invoked: map[*hook]bool{}, again: map[*hook]bool{}}
-	for i, h := range hooks {
-		if deny := r.invoke(ctx, 0, i, h); deny != nil {
-			return deny, nil
-		}
+	rc := admission.ReinvocationFrom(ctx)
+	rec, _ := rc.Value(pluginName).(*reinvocation)
+	if rec == nil {
+		rec = &reinvocation{previously: map[string]bool{}, again: map[string]bool{}}
+		rc.SetValue(pluginName, rec)
 	}
+	if rc.IsReinvoke() && !sameJSON(rec.lastOutput, a.Object.Raw) {
+		// The plugins before this one changed the object in the second
+		// run: every IfNeeded webhook called so far sees it again.
+		rec.requireAgain()
+	}
+	cur := *a
+	r := &mutation{d: m.d, cur: &cur, sum: newSummary(), rc: rc, rec: rec}
+	defer func() { rec.lastOutput = cur.Object.Raw }()
 	for i, h := range hooks {
-		if !r.again[h] {
-			continue
-		}
-		if deny := r.invoke(ctx, 1, i, h); deny != nil {
+		if deny := r.invoke(ctx, i, h); deny != nil {
 			return deny, nil
 		}
 	}
 	return &r.sum.Result, nil
 }
 
-// mutation is one request's pass through the mutating webhooks.
+// reinvocation is what the plugin keeps of a write between the chain's two
+// runs: the IfNeeded webhooks called since the last change, those a later
+// change has them call again, and the object the first run left.
+type reinvocation struct {
+	previously, again map[string]bool
+	lastOutput        []byte
+}
+
+// requireAgain has the webhooks called since the last change called again.
+func (r *reinvocation) requireAgain() {
+	for k := range r.previously {
+		r.again[k] = true
+	}
+	clear(r.previously)
+}
+
+// mutation is one run's pass through the mutating webhooks.
 type mutation struct {
 	d   *dispatcher
 	cur *admission.Attributes // the object as patched so far
 	sum *summary
-	// invoked are the IfNeeded webhooks called since the last change;
-	// again those a later change makes call once more.
-	invoked, again map[*hook]bool
+	rc  *admission.Reinvocation
+	rec *reinvocation
 }
 
-// invoke asks h (the index-th webhook) in round 0 or 1 and applies its
-// patch; a non-nil Result is the request's denial.
-func (r *mutation) invoke(ctx context.Context, round, index int, h *hook) *admission.Result {
+// invoke asks h (the index-th webhook) and applies its patch; a non-nil
+// Result is the request's denial. In the second run only the webhooks the
+// record says are called.
+func (r *mutation) invoke(ctx context.Context, index int, h *hook) *admission.Result {
 	inv, deny := r.d.shouldCall(ctx, h, r.cur)
 	if deny != nil {
 		return r.sum.deny(deny.Status)
@@ -77,8 +111,16 @@ func (r *mutation) invoke(ctx context.Context, round, index int, h *hook) *admis
 	if inv == nil {
 		return nil
 	}
+	round := 0
+	if r.rc.IsReinvoke() {
+		if !r.rec.again[h.key()] {
+			return nil
+		}
+		round = 1
+	}
 	res, err := call(ctx, h, inv, true)
 	if err != nil {
+		r.called(h)
 		if deny := failed(h, err); deny != nil {
 			return r.sum.deny(deny.Status)
 		}
@@ -95,15 +137,19 @@ func (r *mutation) invoke(ctx context.Context, round, index int, h *hook) *admis
 	}
 	r.sum.annotate(fmt.Sprintf("mutation.webhook.admission.k8s.io/round_%d_index_%d", round, index), mutationAnnotation(h, changed))
 	if changed {
-		for w := range r.invoked {
-			r.again[w] = true
-		}
-		clear(r.invoked)
+		r.rec.requireAgain()
+		r.rc.SetShouldReinvoke()
 	}
-	if h.reinvoke && round == 0 {
-		r.invoked[h] = true
-	}
+	r.called(h)
 	return nil
+}
+
+// called notes that h was called, to be called again after a later change
+// if its reinvocationPolicy is IfNeeded.
+func (r *mutation) called(h *hook) {
+	if h.reinvoke {
+		r.rec.previously[h.key()] = true
+	}
 }
 
 // apply applies h's patch of inv's object to the current object and adds
