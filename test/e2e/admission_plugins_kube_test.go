@@ -229,6 +229,11 @@ func testWebhookEquivalentAsKube(t *testing.T, servers []*apiServer) {
 func answeredAs(t *testing.T, a *apiServer, method, path, contentType, body string, code int, oks ...func(answer) bool) answer {
 	t.Helper()
 	var last answer
+	defer func() {
+		if t.Failed() {
+			t.Logf("%s: the last answer: %d %s %v", a.name, last.code, last.message, last.body)
+		}
+	}()
 	polltest.Until(t, 15*time.Second, a.name+" "+method+" "+path+" answering as expected", func() bool {
 		last = a.do(t, method, path, contentType, body)
 		if last.code != code {

@@ -42,8 +42,16 @@ type Equivalents struct {
 
 var _ runtime.EquivalentResourceMapper = (*Equivalents)(nil)
 
-// NewEquivalents are the equivalent resources d's discovery says.
+// NewEquivalents are the equivalent resources d's discovery says. A
+// client-go discovery client is made to read the legacy documents, one
+// per group version: aggregated discovery, which it prefers, carries no
+// storageVersionHash.
 func NewEquivalents(d discovery.ServerResourcesInterface) *Equivalents {
+	if dc, ok := d.(*discovery.DiscoveryClient); ok {
+		legacy := *dc
+		legacy.UseLegacyDiscovery = true
+		d = &legacy
+	}
 	return &Equivalents{discovery: d}
 }
 
