@@ -135,7 +135,7 @@ func applyTo(cur *Attributes, sum *Result, patch []byte) error {
 	if err != nil {
 		return err
 	}
-	all, err := appendPatch(sum.Patch, patch)
+	all, err := AppendPatch(sum.Patch, patch)
 	if err != nil {
 		return err
 	}

@@ -41,12 +41,12 @@ func decodePatch(patch []byte) (jsonpatch.Patch, error) {
 	return p, nil
 }
 
-// appendPatch returns the operations of first followed by those of next, as
+// AppendPatch returns the operations of first followed by those of next, as
 // one patch. JSON patch operations apply in order, so the result applied to
 // the original object gives what applying first, then next, gives: the
 // chain's answer is one patch against the object it was asked about, as a
 // webhook's must be.
-func appendPatch(first, next []byte) ([]byte, error) {
+func AppendPatch(first, next []byte) ([]byte, error) {
 	if len(first) == 0 {
 		return next, nil
 	}

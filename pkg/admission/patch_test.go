@@ -36,7 +36,7 @@ func TestApplyPatch(t *testing.T) {
 }
 
 func TestAppendPatch(t *testing.T) {
-	got, err := appendPatch([]byte(`[{"op":"add","path":"/a","value":1}]`), []byte(`[ {"op":"remove","path":"/a"} ]`))
+	got, err := AppendPatch([]byte(`[{"op":"add","path":"/a","value":1}]`), []byte(`[ {"op":"remove","path":"/a"} ]`))
 	if err != nil || string(got) != `[{"op":"add","path":"/a","value":1},{"op":"remove","path":"/a"}]` {
 		t.Fatalf("%s, %v", got, err)
 	}

@@ -175,28 +175,13 @@ func (r *mutation) apply(h *hook, inv *admission.Attributes, patch []byte) (bool
 			return false, err
 		}
 	}
-	all, err := concatPatches(r.sum.Patch, patch)
+	all, err := admission.AppendPatch(r.sum.Patch, patch)
 	if err != nil {
 		return false, err
 	}
 	changed := !sameJSON(r.cur.Object.Raw, next)
 	r.cur.Object.Raw, r.sum.Patch = next, all
 	return changed, nil
-}
-
-// concatPatches is one JSON patch doing first's operations, then next's.
-func concatPatches(first, next []byte) ([]byte, error) {
-	if len(first) == 0 {
-		return next, nil
-	}
-	var a, b []json.RawMessage
-	if err := json.Unmarshal(first, &a); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(next, &b); err != nil {
-		return nil, err
-	}
-	return json.Marshal(append(a, b...))
 }
 
 // sameJSON compares two documents by value, not by formatting.
