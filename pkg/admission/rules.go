@@ -109,6 +109,12 @@ func matchesScope(r Rule, a *Attributes) bool {
 	return false
 }
 
+// MatchesResource reports whether r names the resource gvr's subresource
+// sub (none when empty), whatever the operation and scope.
+func MatchesResource(r Rule, gvr metav1.GroupVersionResource, sub string) bool {
+	return matchesResource(r, gvr, sub)
+}
+
 // matchesResource matches group, version and "resource/subresource" with
 // kube's wildcards: "*" is any resource but not its subresources, "r/*" is
 // r and all its subresources, "*/s" is subresource s of anything, "*/*" is

@@ -44,9 +44,10 @@ func NewMutatingPolicyPhases(deps plugin.Deps) (m, v admission.Admitter, err err
 	}
 	adm := deps.Informers.Admissionregistration().V1()
 	policies, bindings := adm.MutatingAdmissionPolicies(), adm.MutatingAdmissionPolicyBindings()
+	equivalents := kubeobject.NewEquivalents(deps.Client.Discovery())
 	return policyMutator{
-		mutator: mutator{kube: mi, objects: kubeobject.ObjectInterfacesWith(kubeobject.NewEquivalents(deps.Client.Discovery()))},
-		rules: boundRules{policies: policies.Lister(), bindings: bindings.Lister(),
+		mutator: mutator{kube: mi, objects: kubeobject.ObjectInterfacesWith(equivalents)},
+		rules: boundRules{policies: policies.Lister(), bindings: bindings.Lister(), equivalents: equivalents,
 			synced: []cache.InformerSynced{policies.Informer().HasSynced, bindings.Informer().HasSynced}},
 	}, nil, nil
 }
@@ -66,9 +67,10 @@ func (p policyMutator) CurrentRules() admission.Rules { return p.rules.current()
 // boundRules are the mutating rules of the MutatingAdmissionPolicies that
 // have bindings, read from the informers the plugin runs on.
 type boundRules struct {
-	policies admlisters.MutatingAdmissionPolicyLister
-	bindings admlisters.MutatingAdmissionPolicyBindingLister
-	synced   []cache.InformerSynced
+	policies    admlisters.MutatingAdmissionPolicyLister
+	bindings    admlisters.MutatingAdmissionPolicyBindingLister
+	equivalents *kubeobject.Equivalents
+	synced      []cache.InformerSynced
 }
 
 // current are the bound policies' matchConstraints as webhook rules,
@@ -98,17 +100,18 @@ func (r boundRules) current() admission.Rules {
 		if err != nil {
 			continue // a binding to a policy that does not exist does nothing
 		}
-		out.Mutating = append(out.Mutating, anyGroupIfEquivalent(p.Spec.MatchConstraints, policy.MatchRules(p.Spec.MatchConstraints))...)
+		out.Mutating = append(out.Mutating, r.widened(p.Spec.MatchConstraints)...)
 	}
 	return out
 }
 
-// anyGroupIfEquivalent broadens rules to every group under matchPolicy
-// Equivalent: kube's plugin matches a resource by its equivalents (see
-// kubeobject.Equivalents).
-func anyGroupIfEquivalent(mc *admv1.MatchResources, rules []admission.Rule) []admission.Rule {
+// widened are a policy's match rules as published: under matchPolicy
+// Equivalent with its resources' equivalents too (kube's plugin matches a
+// resource by them; see kubeobject.Equivalents.Widen).
+func (r boundRules) widened(mc *admv1.MatchResources) []admission.Rule {
+	rules := policy.MatchRules(mc)
 	if mc != nil && mc.MatchPolicy != nil && *mc.MatchPolicy == admv1.Exact {
 		return rules
 	}
-	return plugin.AnyGroup(rules)
+	return r.equivalents.Widen(rules)
 }

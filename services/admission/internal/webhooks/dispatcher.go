@@ -6,10 +6,10 @@ import (
 	"log/slog"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
 	"github.com/kubesplit/kubesplit/services/admission/internal/selector"
 )
@@ -21,7 +21,7 @@ type dispatcher struct {
 	namespaces selector.Namespaces
 	// equivalents are the resources stored as one, which matchPolicy
 	// Equivalent matches a request by.
-	equivalents runtime.EquivalentResourceMapper
+	equivalents *kubeobject.Equivalents
 	synced      []cache.InformerSynced
 	log         *slog.Logger
 }
@@ -41,7 +41,7 @@ func (d *dispatcher) prepare(ctx context.Context, a *admission.Attributes) ([]*h
 // rulesFor is the CurrentRules of the plugin of phase p: its webhooks'
 // rules in that phase, none in the other.
 func (d *dispatcher) rulesFor(p admission.Phase) admission.Rules {
-	rules := d.source.rules()
+	rules := d.source.rules(d.equivalents)
 	if p == admission.PhaseMutating {
 		return admission.Rules{Mutating: rules, Validating: []admission.Rule{}}
 	}

@@ -5,7 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
-	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
 )
 
 // exempt are the resources whose requests no webhook is asked about, as
@@ -54,15 +54,14 @@ func (h *hook) matchesRules(a *admission.Attributes) bool {
 }
 
 // publishedRules is what the registry is told the webhook wants: its
-// rules, broadened under Equivalent to any version and any group, since
-// an equivalent resource may be in another (core and events.k8s.io
-// Events are stored as one). Selectors and match conditions are not
-// published, which only asks about more.
-func (h *hook) publishedRules() []admission.Rule {
+// rules, under Equivalent widened to any version and to the equivalent
+// resources of other groups (see Equivalents.Widen). Selectors and match
+// conditions are not published, which only asks about more.
+func (h *hook) publishedRules(equivalents *kubeobject.Equivalents) []admission.Rule {
 	if h.exact {
 		return asRules(h.source, false)
 	}
-	return plugin.AnyGroup(asRules(h.source, true))
+	return equivalents.Widen(h.rules)
 }
 
 // everything is the rule matching every request, published while the

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
+	"github.com/kubesplit/kubesplit/services/admission/internal/kubeobject"
 )
 
 // configuration is one webhook configuration object, either kind, as the
@@ -117,7 +118,7 @@ func (s *source) prepare(c configuration) []*hook {
 
 // rules are what the registry must ask about for these webhooks: the
 // union of their rules, or everything until the configurations are known.
-func (s *source) rules() []admission.Rule {
+func (s *source) rules(equivalents *kubeobject.Equivalents) []admission.Rule {
 	if !s.synced() {
 		return []admission.Rule{everything()}
 	}
@@ -127,7 +128,7 @@ func (s *source) rules() []admission.Rule {
 	}
 	out := []admission.Rule{}
 	for _, h := range hooks {
-		out = append(out, h.publishedRules()...)
+		out = append(out, h.publishedRules(equivalents)...)
 	}
 	return out
 }

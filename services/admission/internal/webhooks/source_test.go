@@ -57,10 +57,10 @@ func TestConfigurationChanges(t *testing.T) {
 	polltest.Until(t, 10*time.Second, "no rules once deleted", func() bool { return len(v.CurrentRules().Validating) == 0 })
 }
 
-// Published rules are the webhooks' rules, widened to any version and any
-// group under matchPolicy Equivalent (an equivalent resource may be in
-// another group), as written under Exact, and everything until the
-// configurations are known.
+// Published rules are the webhooks' rules, widened to any version under
+// matchPolicy Equivalent (and to equivalents in other groups: see
+// kubeobject's TestWiden), as written under Exact, and everything until
+// the configurations are known.
 func TestCurrentRules(t *testing.T) {
 	exactHook := mutatingHook("exact.example.com", newServer(t, allow))
 	exactHook.MatchPolicy = &exact
@@ -75,7 +75,7 @@ func TestCurrentRules(t *testing.T) {
 	}
 	plugintest.Start(t, deps)
 	r := m.CurrentRules()
-	equivalent := admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"pods"}}
+	equivalent := admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"*"}, Resources: []string{"pods"}}
 	if len(r.Mutating) != 2 || !equalRule(r.Mutating[0].Rule, equivalent) || r.Mutating[0].Operations[0] != admissionregistrationv1.Create ||
 		!equalRule(r.Mutating[1].Rule, podsCreate()[0].Rule) {
 		t.Fatalf("rules %+v", r)
