@@ -14,7 +14,10 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/resource"
 )
 
 // Object is one stored object as the registry serves it: its encoding and
@@ -41,6 +44,13 @@ type Object struct {
 	altOnce sync.Once
 	alt     []byte
 	altErr  error
+
+	// selected are the object's selectable fields for the resource
+	// selectedFor, computed once, when a field selector first asks.
+	selectedOnce sync.Once
+	selectedFor  *resource.Info
+	selected     fields.Set
+	selectedErr  error
 }
 
 // Name is the object's metadata.name.
@@ -63,6 +73,22 @@ func (o *Object) Decode() *unstructured.Unstructured {
 		slog.Error("cached object does not decode", "name", o.name, "err", err)
 	}
 	return &unstructured.Unstructured{Object: m}
+}
+
+// selectable returns the object's selectable fields for info as compute
+// makes them, computed once: an object is shared by every list and
+// watcher, which would otherwise each decode it (a pod event matched
+// against every kubelet's spec.nodeName). Asked for another resource than
+// the first (one object served as two), they are computed each time.
+func (o *Object) selectable(info *resource.Info, compute func(*Object) (fields.Set, error)) (fields.Set, error) {
+	o.selectedOnce.Do(func() {
+		o.selectedFor = info
+		o.selected, o.selectedErr = compute(o)
+	})
+	if o.selectedFor != info {
+		return compute(o)
+	}
+	return o.selected, o.selectedErr
 }
 
 // Encoded returns the object as compute encodes it, computing it only

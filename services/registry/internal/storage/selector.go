@@ -38,13 +38,27 @@ func (sel Selector) matcher(info *resource.Info) (func(*Object) bool, error) {
 	}
 	if s := info.Strategy; s != nil && !onlyMeta(fld) {
 		fld = converted
+		compute := func(o *Object) (fields.Set, error) { return s.FieldSet(o.Decode()) }
 		return func(o *Object) bool {
-			set, err := s.FieldSet(o.Decode())
-			return err == nil && lbl.Matches(labels.Set(o.Labels())) && fld.Matches(set)
+			if !lbl.Matches(labels.Set(o.Labels())) {
+				return false
+			}
+			set, err := o.selectable(info, compute)
+			return err == nil && fld.Matches(set)
 		}, nil
 	}
+	if len(info.SelectableFields) == 0 || onlyMeta(fld) {
+		return func(o *Object) bool {
+			return lbl.Matches(labels.Set(o.Labels())) && fld.Matches(metaFields(info, o))
+		}, nil
+	}
+	compute := func(o *Object) (fields.Set, error) { return fieldSet(info, o), nil }
 	return func(o *Object) bool {
-		return lbl.Matches(labels.Set(o.Labels())) && fld.Matches(fieldSet(info, o))
+		if !lbl.Matches(labels.Set(o.Labels())) {
+			return false
+		}
+		set, _ := o.selectable(info, compute)
+		return fld.Matches(set)
 	}, nil
 }
 
@@ -108,13 +122,19 @@ func selectable(info *resource.Info, field string) bool {
 	return false
 }
 
-// fieldSet is the set of selectable fields of o, as strings. Only fields
-// beyond name and namespace need the object decoded.
-func fieldSet(info *resource.Info, o *Object) fields.Set {
+// metaFields are o's name and namespace as a field set.
+func metaFields(info *resource.Info, o *Object) fields.Set {
 	set := fields.Set{"metadata.name": o.Name()}
 	if info.Namespaced {
 		set["metadata.namespace"] = o.Namespace()
 	}
+	return set
+}
+
+// fieldSet is the set of selectable fields of o, as strings. Only fields
+// beyond name and namespace need the object decoded.
+func fieldSet(info *resource.Info, o *Object) fields.Set {
+	set := metaFields(info, o)
 	if len(info.SelectableFields) == 0 {
 		return set
 	}
