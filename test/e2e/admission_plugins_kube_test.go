@@ -152,8 +152,9 @@ func TestAdmissionPluginsAsKube(t *testing.T) {
 }
 
 // testWebhookEquivalentAsKube has a mutating webhook whose rules name
-// autoscaling/v2 HorizontalPodAutoscalers and events.k8s.io Events sent a
-// v1 HorizontalPodAutoscaler and a core Event, created on either server:
+// autoscaling/v2 HorizontalPodAutoscalers, events.k8s.io Events and v2
+// gadgets (a custom resource) sent a v1 HorizontalPodAutoscaler, a core
+// Event and a v1 gadget, created on either server:
 // under matchPolicy Equivalent both servers must send the same review
 // (the object converted to the webhook's version, the client's own in
 // requestKind) and store the webhook's change.
@@ -168,6 +169,7 @@ func testWebhookEquivalentAsKube(t *testing.T, servers []*apiServer) {
 				"rules": []any{
 					map[string]any{"operations": []string{"CREATE"}, "apiGroups": []string{"autoscaling"}, "apiVersions": []string{"v2"}, "resources": []string{"horizontalpodautoscalers"}},
 					map[string]any{"operations": []string{"CREATE"}, "apiGroups": []string{"events.k8s.io"}, "apiVersions": []string{"v1"}, "resources": []string{"events"}},
+					map[string]any{"operations": []string{"CREATE"}, "apiGroups": []string{"e2e-eq.example.com"}, "apiVersions": []string{"v2"}, "resources": []string{"gadgets"}},
 				},
 				"namespaceSelector":       map[string]any{"matchLabels": map[string]string{"kubernetes.io/metadata.name": "adm"}},
 				"sideEffects":             "None",
@@ -179,6 +181,9 @@ func testWebhookEquivalentAsKube(t *testing.T, servers []*apiServer) {
 		}
 		if ans := a.do(t, "POST", "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations", "", string(cfg)); ans.code != http.StatusCreated {
 			t.Fatalf("%s: webhook configuration: %d %s", a.name, ans.code, ans.message)
+		}
+		if ans := a.do(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "", twoVersionGadgets); ans.code != http.StatusCreated {
+			t.Fatalf("%s: CRD: %d %s", a.name, ans.code, ans.message)
 		}
 	}
 	labelled := func(ans answer) bool { return field(ans.body, "metadata", "labels", "mutated-by") == "e2e-webhook" }
@@ -192,6 +197,9 @@ func testWebhookEquivalentAsKube(t *testing.T, servers []*apiServer) {
 		{"/api/v1/namespaces/adm/events",
 			`{"metadata":{"generateName":"ev-"},"involvedObject":{"kind":"Pod","name":"p","namespace":"adm"},"reason":"Started","message":"hello","type":"Normal"}`,
 			"Event", []string{"apiVersion", "note", "reason", "regarding", "type"}, []string{"message", "involvedObject"}},
+		{"/apis/e2e-eq.example.com/v1/namespaces/adm/gadgets",
+			`{"apiVersion":"e2e-eq.example.com/v1","kind":"Gadget","metadata":{"generateName":"g-"},"spec":{"size":"M"}}`,
+			"Gadget", []string{"apiVersion", "spec"}, []string{"apiVersion", "spec"}},
 	} {
 		created := map[string]answer{}
 		for _, a := range servers {
@@ -222,6 +230,16 @@ func testWebhookEquivalentAsKube(t *testing.T, servers []*apiServer) {
 		}
 	}
 }
+
+// twoVersionGadgets serves gadgets in v1 and v2, converting by rewriting
+// apiVersion (strategy None).
+const twoVersionGadgets = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+"metadata":{"name":"gadgets.e2e-eq.example.com"},
+"spec":{"group":"e2e-eq.example.com","scope":"Namespaced",
+ "names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","listKind":"GadgetList"},
+ "versions":[
+  {"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"string"}}}}}}},
+  {"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":{"type":"object","properties":{"size":{"type":"string"}}}}}}}]}}`
 
 // answeredAs sends the request to a until it is answered with code (and
 // accepted by each of oks), for at most 15 seconds, and returns that

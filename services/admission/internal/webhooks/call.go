@@ -29,13 +29,13 @@ func (e *callError) Error() string {
 func (e *callError) Unwrap() error { return e.err }
 
 // shouldCall is kube's ShouldCallHook: what h is asked about a (a, or a
-// converted to an equivalent resource: see invocation), checking
+// converted to an equivalent resource: see invocationFor), checking
 // namespaceSelector, objectSelector and rules, then matchConditions; nil
 // when h does not want a. A non-nil Result is the request's denial: a
 // namespace that cannot be looked up, a selector that does not parse, an
 // object that cannot be converted, or (failurePolicy Fail) match
 // conditions that cannot be evaluated.
-func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*admission.Attributes, *admission.Result) {
+func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attributes) (*invocation, *admission.Result) {
 	nsMatch, nsErr := d.namespaces.Match(ctx, h.namespaceSelector, a)
 	if !nsMatch && nsErr == nil {
 		return nil, nil
@@ -43,7 +43,7 @@ func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 	if !selector.Object(h.objectSelector, a) {
 		return nil, nil
 	}
-	inv, err := d.invocation(h, a)
+	inv, err := d.invocationFor(ctx, h, a)
 	if inv == nil && err == nil {
 		return nil, nil
 	}
@@ -58,7 +58,7 @@ func (d *dispatcher) shouldCall(ctx context.Context, h *hook, a *admission.Attri
 	case err != nil:
 		return nil, plugin.StatusResult(apierrors.NewInternalError(err))
 	}
-	ok, err := h.conditions.match(ctx, func() (map[string]any, error) { return celVariables(inv) })
+	ok, err := h.conditions.match(ctx, func() (map[string]any, error) { return celVariables(inv.attrs) })
 	if err != nil {
 		if h.ignoreFailures {
 			return nil, nil

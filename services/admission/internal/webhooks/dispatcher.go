@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
@@ -22,8 +23,10 @@ type dispatcher struct {
 	// equivalents are the resources stored as one, which matchPolicy
 	// Equivalent matches a request by.
 	equivalents *kubeobject.Equivalents
-	synced      []cache.InformerSynced
-	log         *slog.Logger
+	// dynamic reads CRDs, for custom resources' versions (nil: none).
+	dynamic dynamic.Interface
+	synced  []cache.InformerSynced
+	log     *slog.Logger
 }
 
 // prepare waits for the informers and returns the webhooks to consider

@@ -121,8 +121,8 @@ func TestEquivalentPatchedBack(t *testing.T) {
 	}
 }
 
-// A kind kube cannot convert (a custom resource) is matched in any
-// version under Equivalent and sent as it is.
+// A resource kube's scheme does not know and no CRD can be found for is
+// matched in any version under Equivalent and sent as it is.
 func TestEquivalentCustomResourceUnconverted(t *testing.T) {
 	srv := newServer(t, allow)
 	hook := validatingHook("gadgets.example.com", srv)

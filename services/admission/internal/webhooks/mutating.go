@@ -118,7 +118,7 @@ func (r *mutation) invoke(ctx context.Context, index int, h *hook) *admission.Re
 		}
 		round = 1
 	}
-	res, err := call(ctx, h, inv, true)
+	res, err := call(ctx, h, inv.attrs, true)
 	if err != nil {
 		r.called(h)
 		if deny := failed(h, err); deny != nil {
@@ -131,7 +131,7 @@ func (r *mutation) invoke(ctx context.Context, index int, h *hook) *admission.Re
 	if !res.Allowed {
 		return r.sum.deny(res.Status)
 	}
-	changed, err := r.apply(h, inv, res.Patch)
+	changed, err := r.apply(ctx, h, inv, res.Patch)
 	if err != nil {
 		return r.sum.deny(&apierrors.NewInternalError(err).ErrStatus)
 	}
@@ -156,19 +156,19 @@ func (r *mutation) called(h *hook) {
 // it to the answer's; it reports whether the object changed. A patch of
 // an object converted to an equivalent resource is turned into one of
 // the current object (see patchBack).
-func (r *mutation) apply(h *hook, inv *admission.Attributes, patch []byte) (bool, error) {
+func (r *mutation) apply(ctx context.Context, h *hook, inv *invocation, patch []byte) (bool, error) {
 	if len(patch) == 0 {
 		return false, nil
 	}
-	if len(inv.Object.Raw) == 0 {
+	if len(inv.attrs.Object.Raw) == 0 {
 		return false, fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name)
 	}
-	next, err := admission.ApplyPatch(inv.Object.Raw, patch)
+	next, err := admission.ApplyPatch(inv.attrs.Object.Raw, patch)
 	if err != nil {
 		return false, fmt.Errorf("admission webhook %q: %w", h.name, err)
 	}
-	if inv.Kind != r.cur.Kind {
-		if patch, err = patchBack(r.cur, inv, next); err != nil || patch == nil {
+	if inv.convert != nil {
+		if patch, err = patchBack(ctx, r.cur, inv, next); err != nil || patch == nil {
 			return false, err
 		}
 		if next, err = admission.ApplyPatch(r.cur.Object.Raw, patch); err != nil {

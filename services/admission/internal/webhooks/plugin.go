@@ -48,6 +48,7 @@ func newDispatcher(deps plugin.Deps, src *source) *dispatcher {
 		source:      src,
 		namespaces:  selector.Namespaces{Lister: ns.Lister(), Client: deps.Client},
 		equivalents: kubeobject.NewEquivalents(deps.Client.Discovery()),
+		dynamic:     deps.Dynamic,
 		synced:      []cache.InformerSynced{src.synced, ns.Informer().HasSynced},
 		log:         log,
 	}

@@ -42,7 +42,7 @@ func (v *Validating) Admit(ctx context.Context, a *admission.Attributes) (*admis
 	}
 	sum := newSummary()
 	var relevant []int
-	invocations := make([]*admission.Attributes, len(hooks))
+	invocations := make([]*invocation, len(hooks))
 	for i, h := range hooks {
 		inv, deny := v.d.shouldCall(ctx, h, a)
 		if deny != nil {
@@ -56,7 +56,7 @@ func (v *Validating) Admit(ctx context.Context, a *admission.Attributes) (*admis
 	var wg sync.WaitGroup
 	for j, i := range relevant {
 		wg.Go(func() {
-			res, err := call(ctx, hooks[i], invocations[i], false)
+			res, err := call(ctx, hooks[i], invocations[i].attrs, false)
 			answers[j] = answer{res: res, err: err}
 		})
 	}

@@ -189,7 +189,9 @@ func (s *Serving) serve(crd *apiextensionsv1.CustomResourceDefinition, fp string
 	sv.terminating.Store(crd.DeletionTimestamp != nil)
 	opts := storage.StoreOptions{StorageVersion: storageVersion(crd)}
 	if conv != nil {
-		opts.Convert = conv.convert
+		opts.Convert = func(obj map[string]any, apiVersion string) (map[string]any, error) {
+			return conv.Convert(context.Background(), obj, apiVersion)
+		}
 	}
 	for _, info := range infos {
 		info.Refuse = sv.refuse(info)
