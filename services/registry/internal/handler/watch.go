@@ -72,6 +72,7 @@ func (q *request) watch() error {
 			return err
 		}
 	}
+	enc.flush()
 	return q.stream(ctx, w, enc, bookmarks)
 }
 
@@ -88,6 +89,11 @@ func (q *request) stream(ctx context.Context, w *storage.Watch, enc *watchEncode
 			if err := enc.event(ev); err != nil {
 				return err
 			}
+			// As kube's watch handler does: a burst of events goes out
+			// in one flush, not one per event.
+			if len(w.Events) == 0 {
+				enc.flush()
+			}
 		case <-tick.C:
 			// Every event up to the revision read first has been queued
 			// before it; with the queue empty, all of them were sent.
@@ -95,6 +101,7 @@ func (q *request) stream(ctx context.Context, w *storage.Watch, enc *watchEncode
 				if err := enc.bookmark(rev, false); err != nil {
 					return err
 				}
+				enc.flush()
 			}
 		case <-ctx.Done():
 			return nil
@@ -184,10 +191,9 @@ func (e *watchEncoder) write(typ watch.EventType, raw []byte, obj *storage.Objec
 		e.buf.Write(raw)
 		e.buf.WriteString("}\n")
 		_, err := e.w.Write(e.buf.Bytes())
-		e.flush()
 		return err
 	}
-	inner, err := protobufObject(raw, e.res, typ, e.out.as != "")
+	inner, err := e.protobufObject(typ, raw, obj)
 	if err != nil {
 		return err
 	}
@@ -202,8 +208,23 @@ func (e *watchEncoder) write(typ watch.EventType, raw []byte, obj *storage.Objec
 		return err
 	}
 	_, err = e.w.Write(data)
-	e.flush()
 	return err
+}
+
+// protobufObject is an event's object as protobuf: a stored object of a
+// kind with a protobuf encoding from the encoding cached with it (one
+// encoding for every watcher and reader), anything else encoded here.
+func (e *watchEncoder) protobufObject(typ watch.EventType, raw []byte, obj *storage.Object) ([]byte, error) {
+	if obj != nil && typ != watch.Error && e.out.as == "" {
+		if _, typed := resource.Typed(e.res.GroupVersionKind()); typed {
+			inner, err := objectProto(e.res, obj)
+			if err != nil {
+				return nil, err
+			}
+			return envelope(e.res.GroupVersionKind(), inner)
+		}
+	}
+	return protobufObject(raw, e.res, typ, e.out.as != "")
 }
 
 // protobufObject encodes an event's JSON object as protobuf: the resource's
