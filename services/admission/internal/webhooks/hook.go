@@ -21,10 +21,9 @@ type hook struct {
 	// name is the webhook's name; configuration the name of the object
 	// declaring it, for audit annotations.
 	name, configuration string
-	source              []admissionregistrationv1.RuleWithOperations
 	// rules are the webhook's rules; anyVersion the same in any version,
-	// what matchPolicy Equivalent matches a custom resource by, which is
-	// sent as it is (not converted to the version the rule names).
+	// which tells whether a custom resource's CRD is worth reading for
+	// its other versions (see customInvocation).
 	rules, anyVersion   []admission.Rule
 	exact               bool // matchPolicy Exact
 	namespaceSelector   labels.Selector
@@ -93,7 +92,7 @@ func newHook(configuration string, w common, clients *clients) *hook {
 		sideEffectsOnDryRun: !noSideEffectsOnDryRun(w.SideEffects),
 		conditions:          compileConditions(w.MatchConditions),
 	}
-	h.source, h.rules, h.anyVersion = w.Rules, asRules(w.Rules, false), asRules(w.Rules, true)
+	h.rules, h.anyVersion = asRules(w.Rules, false), asRules(w.Rules, true)
 	var nsErr, objErr error
 	h.namespaceSelector, nsErr = parseSelector(w.NamespaceSelector)
 	h.objectSelector, objErr = parseSelector(w.ObjectSelector)

@@ -54,9 +54,9 @@ func (m *Mutating) run(ctx context.Context, a *admission.Attributes) (*admission
 		return admission.Allow(), nil
 	}
 	rc := admission.ReinvocationFrom(ctx)
-	rec, _ := rc.Value(pluginName).(*reinvocation)
+	rec, _ := rc.Value(pluginName).(*callRecord)
 	if rec == nil {
-		rec = &reinvocation{previously: map[string]bool{}, again: map[string]bool{}}
+		rec = &callRecord{previously: map[string]bool{}, again: map[string]bool{}}
 		rc.SetValue(pluginName, rec)
 	}
 	if rc.IsReinvoke() && !sameJSON(rec.lastOutput, a.Object.Raw) {
@@ -75,16 +75,16 @@ func (m *Mutating) run(ctx context.Context, a *admission.Attributes) (*admission
 	return &r.sum.Result, nil
 }
 
-// reinvocation is what the plugin keeps of a write between the chain's two
+// callRecord is what the plugin keeps of a write between the chain's two
 // runs: the IfNeeded webhooks called since the last change, those a later
 // change has them call again, and the object the first run left.
-type reinvocation struct {
+type callRecord struct {
 	previously, again map[string]bool
 	lastOutput        []byte
 }
 
 // requireAgain has the webhooks called since the last change called again.
-func (r *reinvocation) requireAgain() {
+func (r *callRecord) requireAgain() {
 	for k := range r.previously {
 		r.again[k] = true
 	}
@@ -97,7 +97,7 @@ type mutation struct {
 	cur *admission.Attributes // the object as patched so far
 	sum *summary
 	rc  *admission.Reinvocation
-	rec *reinvocation
+	rec *callRecord
 }
 
 // invoke asks h (the index-th webhook) and applies its patch; a non-nil

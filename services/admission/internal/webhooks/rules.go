@@ -59,7 +59,7 @@ func (h *hook) matchesRules(a *admission.Attributes) bool {
 // conditions are not published, which only asks about more.
 func (h *hook) publishedRules(equivalents *kubeobject.Equivalents) []admission.Rule {
 	if h.exact {
-		return asRules(h.source, false)
+		return h.rules
 	}
 	return equivalents.Widen(h.rules)
 }
