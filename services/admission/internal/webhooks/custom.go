@@ -12,7 +12,6 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/pkg/crconvert"
-	"github.com/kubesplit/kubesplit/pkg/webhook"
 )
 
 var crds = apiextensionsv1.SchemeGroupVersion.WithResource("customresourcedefinitions")
@@ -73,18 +72,7 @@ func (d *dispatcher) crd(ctx context.Context, group, resource string) (*apiexten
 
 // customConverter converts a CRD's objects as the CRD says.
 func customConverter(crd *apiextensionsv1.CustomResourceDefinition) (converter, error) {
-	cfg := crconvert.Config{CRD: crd.Name}
-	if c := crd.Spec.Conversion; c != nil && c.Strategy == apiextensionsv1.WebhookConverter && c.Webhook != nil && c.Webhook.ClientConfig != nil {
-		cc := c.Webhook.ClientConfig
-		url := ""
-		if cc.URL != nil {
-			url = *cc.URL
-		} else if cc.Service != nil {
-			url = webhook.ServiceURL(cc.Service.Namespace, cc.Service.Name, cc.Service.Port, cc.Service.Path)
-		}
-		cfg.Webhook = &crconvert.Webhook{URL: url, CABundle: cc.CABundle, ReviewVersions: c.Webhook.ConversionReviewVersions}
-	}
-	conv, err := crconvert.New(cfg)
+	conv, err := crconvert.ForCRD(crd)
 	if err != nil {
 		return nil, err
 	}
