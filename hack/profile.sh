@@ -6,7 +6,8 @@
 # memory and what its Go heap holds. Where make bench's figures say how fast
 # and how big, these say where the time and the memory go.
 #
-#   hack/profile.sh [op…]   operations, default: get create
+#   hack/profile.sh [op…]   operations, default: get create (watch: WATCHERS
+#                           watches, each sent 200 updates over the profile)
 #   SECONDS_PROFILED        length of each profile (default 8)
 #   OUT                     profiles and summaries (default .run/profile)
 set -euo pipefail
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-bin}
 OUT=${OUT:-.run/profile}
 SECS=${SECONDS_PROFILED:-8}
+WATCHERS=${WATCHERS:-1000}
 ops=("$@")
 [ ${#ops[@]} -gt 0 ] || ops=(get create)
 mkdir -p "$OUT"
@@ -30,8 +32,12 @@ declare -A ports=([aggregator]=$port [registry]=$((port + 1)) [authz]=$((port + 
 
 for op in "${ops[@]}"; do
   echo "== $op: the load tool for $((SECS + 4)) s, profiles of ${SECS} s from its second second"
-  "$BIN/load" --kubeconfig "$dir/kubeconfig" --op "$op" --duration "$((SECS + 4))s" --content-type json >"$OUT/$op.load" 2>&1 &
+  args=()
+  [ "$op" != watch ] || args=(--watchers "$WATCHERS" --updates 200)
+  "$BIN/load" --kubeconfig "$dir/kubeconfig" --op "$op" --duration "$((SECS + 4))s" --content-type json "${args[@]}" >"$OUT/$op.load" 2>&1 &
   load=$!
+  # A watch run opens its watches first; its profile starts with the updates.
+  for _ in $(seq 600); do [ "$op" != watch ] || grep -q '^sending' "$OUT/$op.load" && break; sleep 0.1; done
   sleep 2
   curls=()
   for s in "${!ports[@]}"; do
@@ -41,7 +47,7 @@ for op in "${ops[@]}"; do
   done
   wait "$load" || echo "   the load tool failed (see $OUT/$op.load)" >&2
   wait "${curls[@]}" || echo "   a profile could not be fetched" >&2
-  grep 'requests/s' "$OUT/$op.load" || true
+  grep 'requests/s\|delivery' "$OUT/$op.load" || true
   for s in aggregator registry authz authn admission; do
     go tool pprof -top -nodecount=20 "$OUT/$op.$s.pprof" 2>/dev/null >"$OUT/$op.$s.top" || continue
     echo "-- $s: $(grep -m1 'Total samples' "$OUT/$op.$s.top" | sed 's/^ *//')"
