@@ -11,6 +11,7 @@
 #   KUBESPLIT_CONFORMANCE_MINUTES   ginkgo's timeout per server, in minutes (default 60)
 #   KUBESPLIT_CONFORMANCE_FOCUS     a regular expression of tests run instead of the selection
 #   KUBESPLIT_CONFORMANCE_SKIP      a regular expression of tests left out
+#   KUBESPLIT_CONFORMANCE_LABELS    ginkgo's label filter (default Conformance)
 #   KUBESPLIT_CONFORMANCE_PARALLEL  1: both servers at once
 #
 # The first run builds e2e.test (hack/kube-binaries.sh --e2e), several

@@ -201,16 +201,29 @@ func writeConformanceSummary(t *testing.T, dir string) {
 		results[name] = r
 	}
 	header := fmt.Sprintf("# Conformance: kubesplit and kube-apiserver %s\n\n"+
-		"Kubernetes %s's e2e.test, the [Conformance] tests selected by test/conformance/selection.txt, "+
+		"Kubernetes %s's e2e.test, %s, "+
 		"against each server with kube-controller-manager, kube-scheduler and kwok's fake nodes "+
 		"(`make conformance`, hack/conformance.sh).\n\n- date: %s\n- kubesplit commit: %s\n",
-		framework.KubeVersion, framework.KubeVersion, time.Now().UTC().Format(time.RFC3339), os.Getenv("KUBESPLIT_CONFORMANCE_COMMIT"))
+		framework.KubeVersion, framework.KubeVersion, conformanceSelected(), time.Now().UTC().Format(time.RFC3339), os.Getenv("KUBESPLIT_CONFORMANCE_COMMIT"))
 	path := filepath.Join(dir, "summary.md")
 	if err := os.WriteFile(path, []byte(conformanceSummary(results[conformanceKube], results[conformanceKubesplit], header)), 0o644); err != nil {
 		t.Errorf("summary: %v", err)
 		return
 	}
 	t.Logf("summary: %s", path)
+}
+
+// conformanceSelected says which tests the run was asked for.
+func conformanceSelected() string {
+	focus := os.Getenv("KUBESPLIT_CONFORMANCE_FOCUS")
+	if focus == "" {
+		return "the [Conformance] tests selected by test/conformance/selection.txt"
+	}
+	s := fmt.Sprintf("the tests matching `%s` labelled `%s`", focus, conformanceLabels())
+	if skip := os.Getenv("KUBESPLIT_CONFORMANCE_SKIP"); skip != "" {
+		s += fmt.Sprintf(", but not `%s`", skip)
+	}
+	return s
 }
 
 // TestConformanceSummary: the summary classes each test by its results on

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -29,6 +30,9 @@ import (
 //	KUBESPLIT_CONFORMANCE_FOCUS      a regular expression of test names run
 //	                                 instead of the selection (to debug a few)
 //	KUBESPLIT_CONFORMANCE_SKIP       a regular expression of tests left out
+//	KUBESPLIT_CONFORMANCE_LABELS     ginkgo's label filter (default
+//	                                 Conformance); with FOCUS, it runs kube's
+//	                                 other e2e tests the same way
 //	KUBESPLIT_CONFORMANCE_PARALLEL=1 both servers at once (half the time,
 //	                                 twice the load)
 //	KUBESPLIT_CONFORMANCE_SUMMARY_ONLY=1 no run: summary.md again from the
@@ -68,7 +72,8 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	run := conformanceRun{dir: out, focus: focus, narrow: os.Getenv("KUBESPLIT_CONFORMANCE_FOCUS"),
-		skip: os.Getenv("KUBESPLIT_CONFORMANCE_SKIP"), timeout: timeout}
+		skip: os.Getenv("KUBESPLIT_CONFORMANCE_SKIP"), labels: conformanceLabels(),
+		timeout: timeout}
 	parallel := os.Getenv("KUBESPLIT_CONFORMANCE_PARALLEL") == "1"
 	// The subtests run before the cleanups of this test, parallel or not.
 	t.Cleanup(func() { writeConformanceSummary(t, out) })
@@ -109,10 +114,15 @@ const (
 // the tests run in.
 const conformanceSeed = "13"
 
+// conformanceLabels is ginkgo's label filter of the run.
+func conformanceLabels() string {
+	return cmp.Or(os.Getenv("KUBESPLIT_CONFORMANCE_LABELS"), "Conformance")
+}
+
 // conformanceRun is one e2e.test run's settings, the same for both servers.
 type conformanceRun struct {
-	dir, focus, narrow, skip string
-	timeout                  time.Duration
+	dir, focus, narrow, skip, labels string
+	timeout                          time.Duration
 }
 
 // against starts the control plane and the fake nodes on the API server
@@ -142,7 +152,7 @@ func (r conformanceRun) against(t *testing.T, name, kubeconfig string, c kuberne
 	args := []string{
 		"--kubeconfig=" + kubeconfig,
 		"--provider=skeleton",
-		"--ginkgo.label-filter=Conformance",
+		"--ginkgo.label-filter=" + r.labels,
 		"--ginkgo.focus=" + r.focus,
 		"--ginkgo.timeout=" + r.timeout.String(),
 		"--ginkgo.junit-report=" + report,
