@@ -161,20 +161,28 @@ func (e *watchEncoder) tableOf(obj *storage.Object) []byte {
 }
 
 // bookmark sends a BOOKMARK carrying only a resourceVersion: the kind with
-// nothing but that (and the end-of-initial-events annotation), or, in a
-// Table watch, that object as a Table row, as kube converts it.
+// nothing but that (and the end-of-initial-events annotation), converted
+// as the watch's other events are, as kube converts it: in a Table watch
+// that object as a Table row, in a metadata watch a PartialObjectMetadata
+// (a metadata informer cannot decode the resource's own kind, and ends
+// its watch on one).
 func (e *watchEncoder) bookmark(rev int64, initialEnd bool) error {
 	meta := map[string]any{"resourceVersion": strconv.FormatInt(rev, 10)}
 	if initialEnd {
 		meta["annotations"] = map[string]any{initialEventsEnd: "true"}
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{"kind": e.res.Kind, "apiVersion": e.res.APIVersion(), "metadata": meta}}
-	if e.out.as == "Table" {
+	switch e.out.as {
+	case "Table":
 		stored, err := storage.NewObject(obj, rev)
 		if err != nil {
 			return err
 		}
 		return e.write(watch.Bookmark, e.tableOf(stored), nil)
+	case "":
+	default:
+		obj.SetAPIVersion(metav1.SchemeGroupVersion.String())
+		obj.SetKind("PartialObjectMetadata")
 	}
 	raw, _ := json.Marshal(obj.Object)
 	return e.write(watch.Bookmark, raw, nil)

@@ -8,6 +8,12 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
 )
 
 // watchEvent is one JSON watch event as sent on the wire.
@@ -173,4 +179,45 @@ func rowOf(t *testing.T, table map[string]any) map[string]any {
 	}
 	obj, _ := rows[0].(map[string]any)["object"].(map[string]any)
 	return obj
+}
+
+// A metadata watch's bookmarks are PartialObjectMetadata like its events,
+// in JSON and in protobuf: client-go's metadata informers (kube-controller-
+// manager's garbage collector and quota monitors for custom resources)
+// cannot decode the resource's own kind and would end the watch on it.
+func TestMetadataWatchBookmarks(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"a"}}`, http.StatusCreated)
+	w := e.watch("sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan",
+		"Accept", "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1")
+	if ev := w.expect("ADDED", "a"); str(ev.Object, "kind") != "PartialObjectMetadata" {
+		t.Fatalf("event: %v", ev.Object)
+	}
+	if bm := w.next(); bm.Type != "BOOKMARK" || str(bm.Object, "kind") != "PartialObjectMetadata" || str(bm.Object, "apiVersion") != "meta.k8s.io/v1" {
+		t.Fatalf("bookmark: %s %v", bm.Type, bm.Object)
+	}
+
+	// client-go's metadata client asks for protobuf first.
+	mc, err := metadata.NewForConfig(&rest.Config{Host: e.url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	send := true
+	wi, err := mc.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace("ns").Watch(ctx, metav1.ListOptions{
+		SendInitialEvents: &send, AllowWatchBookmarks: true, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wi.Stop()
+	for _, want := range []watch.EventType{watch.Added, watch.Bookmark} {
+		ev, ok := <-wi.ResultChan()
+		if !ok || ev.Type != want {
+			t.Fatalf("protobuf metadata watch: %v %v (open %v), want %s", ev.Type, ev.Object, ok, want)
+		}
+		if _, isMeta := ev.Object.(*metav1.PartialObjectMetadata); !isMeta {
+			t.Fatalf("%s event object %T", want, ev.Object)
+		}
+	}
 }
