@@ -30,8 +30,8 @@ type request struct {
 
 // requested is what the write adds to the usage q counts: the delta, or,
 // for an update that brings the object into q's scope (a pod given an
-// activeDeadlineSeconds, into a Terminating quota), all it uses, as kube
-// charges it.
+// activeDeadlineSeconds, into a Terminating quota; a PVC given a
+// VolumeAttributesClass), all it uses, as kube charges it.
 func (r *request) requested(q *corev1.ResourceQuota) (corev1.ResourceList, error) {
 	if r.old == nil {
 		return r.delta, nil
@@ -44,11 +44,9 @@ func (r *request) requested(q *corev1.ResourceQuota) (corev1.ResourceList, error
 }
 
 // mayMoveScope reports whether an update may bring its object into a
-// quota's scope although it adds nothing to the namespace's usage: only
-// pods have scopes.
+// quota's scope although it adds nothing to the namespace's usage.
 func (r *request) mayMoveScope() bool {
-	_, pod := r.old.(*corev1.Pod)
-	return pod
+	return hasScopes(r.old)
 }
 
 // Admit charges a write to the quotas of its namespace, or refuses it.

@@ -13,6 +13,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -300,5 +301,35 @@ func TestUpdateIntoScopeChargesFullUsage(t *testing.T) {
 	p2.Name, t2.Name = "p2", "p2"
 	if r := mustAdmit(t, a, update(p2, t2)); r.Allowed {
 		t.Fatal("a second pod entered the Terminating scope past pods=1")
+	}
+}
+
+// A quota scoped to a VolumeAttributesClass counts the claims of that
+// class only, as kube's PVC evaluator matches them (kube's e2e: a second
+// gold claim past persistentvolumeclaims=1 is forbidden).
+func TestVolumeAttributesClassScope(t *testing.T) {
+	q := quotaObj("gold", rl("persistentvolumeclaims", "1", "requests.storage", "5Gi"), rl("persistentvolumeclaims", "0", "requests.storage", "0"))
+	q.Spec.ScopeSelector = &corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{
+		ScopeName: corev1.ResourceQuotaScopeVolumeAttributesClass, Operator: corev1.ScopeSelectorOpIn, Values: []string{"gold"}}}}
+	client := newClient(q)
+	a := setup(t, client, false)
+	claim := func(name, class string) *corev1.PersistentVolumeClaim {
+		c := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS},
+			Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: rl("storage", "1Gi")}}}
+		if class != "" {
+			c.Spec.VolumeAttributesClassName = &class
+		}
+		return c
+	}
+	for _, c := range []*corev1.PersistentVolumeClaim{claim("silver", "silver"), claim("none", ""), claim("gold-1", "gold")} {
+		if r := mustAdmit(t, a, createAttrs(t, "persistentvolumeclaims", c)); !r.Allowed {
+			t.Fatalf("%s denied: %v", c.Name, r.StatusError())
+		}
+	}
+	if used := usedOf(t, client, "gold"); used.Name("persistentvolumeclaims", "").Value() != 1 || used.Name("requests.storage", resource.BinarySI).Cmp(resource.MustParse("1Gi")) != 0 {
+		t.Fatalf("used %v, want the gold claim alone", used)
+	}
+	if r := mustAdmit(t, a, createAttrs(t, "persistentvolumeclaims", claim("gold-2", "gold"))); r.Allowed {
+		t.Fatal("a second gold claim admitted past persistentvolumeclaims=1")
 	}
 }
