@@ -39,6 +39,9 @@ func main() {
 		"admission plugins to enable in addition to the default ones ("+strings.Join(admission.DefaultPlugins(), ", ")+
 			"); all of them run in the order of "+strings.Join(admission.AllPlugins(), ", ")+", whatever the order here")
 	fs.StringSliceVar(&cfg.DisablePlugins, "disable-admission-plugins", nil, "admission plugins to disable, default ones included")
+	fs.StringSliceVar(&cfg.Controllers, "controllers", []string{"*"},
+		"the plugins' controllers to run, in kube-controller-manager's syntax: '*' all, 'name' one, '-name' not that one "+
+			"(resourcequota-controller: every quota's usage recounted); beside a kube-controller-manager, leave out what it runs")
 	cfg.DefaultTolerations = &admission.TolerationSeconds{}
 	cfg.DefaultTolerations.AddFlags(fs)
 	serve.Main("admission", fs, &common, func(ctx context.Context) (serve.Service, error) {

@@ -95,10 +95,7 @@ func TestConformance(t *testing.T) {
 		}
 		// kube-controller-manager runs the controllers the registry would
 		// otherwise run too, as in TestControlPlaneOnKubesplit.
-		s := framework.StartStack(t, framework.StackOptions{Args: map[string][]string{
-			framework.StageRegistry: {"--controllers=*,-namespace-controller,-serviceaccount-controller," +
-				"-garbage-collector-controller,-root-ca-certificate-publisher-controller"},
-		}})
+		s := framework.StartStack(t, framework.StackOptions{Args: framework.BesideKubeControllerManager()})
 		run.against(t, conformanceKubesplit, s.Aggregator.Kubeconfig(t, "admin", s.AdminToken), s.Client(t, s.AdminToken),
 			"--service-account-private-key-file="+s.ServiceAccountKeyFile())
 	})

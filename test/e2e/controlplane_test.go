@@ -90,14 +90,11 @@ func TestControlPlaneOnKube(t *testing.T) {
 
 func TestControlPlaneOnKubesplit(t *testing.T) {
 	start := time.Now()
-	// kube-controller-manager runs the namespace, service-account,
-	// garbage-collector and root CA publisher controllers: the registry's
-	// own are left out, as a deploy beside it would, so that what the test
-	// sees is kube-controller-manager's work on kubesplit's API.
-	s := framework.StartStack(t, framework.StackOptions{Args: map[string][]string{
-		framework.StageRegistry: {"--controllers=*,-namespace-controller,-serviceaccount-controller," +
-			"-garbage-collector-controller,-root-ca-certificate-publisher-controller,-validatingadmissionpolicy-status-controller"},
-	}})
+	// kube-controller-manager runs the controllers kubesplit's stages
+	// would otherwise run too: theirs are left out, as a deploy beside it
+	// would, so that what the test sees is kube-controller-manager's work
+	// on kubesplit's API.
+	s := framework.StartStack(t, framework.StackOptions{Args: framework.BesideKubeControllerManager()})
 	t.Logf("kubesplit stack ready after %v", time.Since(start).Round(time.Millisecond))
 	kubeconfig := s.Aggregator.Kubeconfig(t, "admin", s.AdminToken)
 	testControlPlane(t, controlPlaneTarget{

@@ -33,6 +33,11 @@ type LocalConfig struct {
 	// plugin (DefaultPlugins) is on unless disabled; unknown names are an
 	// error.
 	EnablePlugins, DisablePlugins []string
+	// Controllers picks the plugins' background controllers in
+	// kube-controller-manager's --controllers syntax (resourcequota-controller,
+	// the quota plugin's recount of every quota's usage); nil runs all.
+	// Beside a kube-controller-manager, leave out what it runs.
+	Controllers []string
 	// DefaultTolerations are the seconds DefaultTolerationSeconds gives;
 	// nil means kube's default, 300 for both.
 	DefaultTolerations *TolerationSeconds

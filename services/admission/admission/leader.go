@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubesplit/kubesplit/pkg/controllers"
 	"github.com/kubesplit/kubesplit/pkg/leader"
 )
 
@@ -28,6 +30,34 @@ const LeasePrefix = "kubesplit-admission-"
 type job struct {
 	name string
 	run  func(ctx context.Context)
+}
+
+// controllerNames are the plugins' background jobs that --controllers
+// names, by kube-controller-manager's names for the controllers they
+// duplicate: the quota plugin's recount is kube's resourcequota
+// controller.
+var controllerNames = []struct {
+	job   string
+	names []string
+}{
+	{"resourcequota", []string{"resourcequota-controller", "resourcequota"}},
+}
+
+// controllersOn says which jobs a --controllers list lets run.
+func controllersOn(list []string) (map[string]bool, error) {
+	known := make([][]string, len(controllerNames))
+	for i, c := range controllerNames {
+		known[i] = c.names
+	}
+	on, err := controllers.Enabled(list, known)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	runs := map[string]bool{}
+	for i, c := range controllerNames {
+		runs[c.job] = on[i]
+	}
+	return runs, nil
 }
 
 // leaseIdentity names this replica as a Lease holder.

@@ -48,6 +48,10 @@ func NewLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
+	runs, err := controllersOn(cfg.Controllers)
+	if err != nil {
+		return nil, err
+	}
 	if err := cfg.DefaultTolerations.apply(); err != nil {
 		return nil, err
 	}
@@ -63,7 +67,11 @@ func NewLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	var jobs []job
 	deps := plugin.Deps{
 		Client: client, Informers: l.factory, MetadataClient: md, Dynamic: dyn, Stopped: l.stopped,
-		Run: func(name string, f func(context.Context)) { jobs = append(jobs, job{name: name, run: f}) },
+		Run: func(name string, f func(context.Context)) {
+			if runs[name] {
+				jobs = append(jobs, job{name: name, run: f})
+			}
+		},
 	}
 	if err := l.build(selected, deps, cfg); err != nil {
 		close(l.stopped) // the plugins built already

@@ -319,3 +319,15 @@ func kubeconfigCAFile(t testing.TB, kubeconfig string) string {
 	}
 	return cfg.CAFile
 }
+
+// BesideKubeControllerManager are the stages' flags that leave out the
+// controllers a kube-controller-manager runs (with --controllers=*), as a
+// deploy beside one would: the registry's housekeeping controllers and
+// admission's quota recount.
+func BesideKubeControllerManager() map[string][]string {
+	return map[string][]string{
+		StageRegistry: {"--controllers=*,-namespace-controller,-serviceaccount-controller,-garbage-collector-controller," +
+			"-root-ca-certificate-publisher-controller,-validatingadmissionpolicy-status-controller"},
+		StageAdmission: {"--controllers=*,-resourcequota-controller"},
+	}
+}
