@@ -16,6 +16,11 @@ require (
 )
 
 require (
+	k8s.io/dynamic-resource-allocation v0.37.2 // indirect
+	k8s.io/kube-scheduler v0.0.0 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.2 // indirect
 	cyphar.com/go-pathrs v0.2.5 // indirect
 	github.com/antlr4-go/antlr/v4 v4.13.1 // indirect
