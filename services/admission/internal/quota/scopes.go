@@ -37,13 +37,8 @@ func inScope(q *corev1.ResourceQuota, obj runtime.Object) (bool, error) {
 	if len(reqs) == 0 {
 		return true, nil
 	}
-	var ev kubequota.Evaluator
-	switch obj.(type) {
-	case *corev1.Pod:
-		ev = scoped.pods
-	case *corev1.PersistentVolumeClaim:
-		ev = scoped.pvcs
-	default:
+	ev := scopeEvaluator(obj)
+	if ev == nil {
 		return false, nil
 	}
 	matched, err := ev.MatchingScopes(obj, reqs)
@@ -52,10 +47,16 @@ func inScope(q *corev1.ResourceQuota, obj runtime.Object) (bool, error) {
 
 // hasScopes says whether objects of obj's kind can move in or out of a
 // quota's scope.
-func hasScopes(obj runtime.Object) bool {
+func hasScopes(obj runtime.Object) bool { return scopeEvaluator(obj) != nil }
+
+// scopeEvaluator is kube's evaluator of obj's kind when that kind has
+// scopes, else nil.
+func scopeEvaluator(obj runtime.Object) kubequota.Evaluator {
 	switch obj.(type) {
-	case *corev1.Pod, *corev1.PersistentVolumeClaim:
-		return true
+	case *corev1.Pod:
+		return scoped.pods
+	case *corev1.PersistentVolumeClaim:
+		return scoped.pvcs
 	}
-	return false
+	return nil
 }
