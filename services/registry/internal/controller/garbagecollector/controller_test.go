@@ -1,6 +1,8 @@
 package garbagecollector
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -16,16 +18,16 @@ import (
 
 	"github.com/kubesplit/kubesplit/pkg/polltest"
 	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/controllertest"
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/worker"
 )
 
 var secretGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
 // These tests run the whole collector (informers, graph, queues) against
 // client-go's fakes. The fakes delete at once, whatever the propagation
-// policy; a reactor adds the one registry rule the collector relies on (an
-// object being deleted goes once its last finalizer is removed). They check
-// the collector's requests, not the registry's deletion semantics; the
-// integration tests do that.
+// policy; reactors add the registry rules the collector relies on
+// (registryRules). They check the collector's requests, not the registry's
+// deletion semantics; the integration tests do that.
 
 type env struct {
 	t   *testing.T
@@ -42,16 +44,15 @@ func start(t *testing.T, objs ...runtime.Object) *env {
 			{Name: "secrets", Kind: "Secret", Namespaced: true, Verbs: verbs},
 			{Name: "events", Kind: "Event", Namespaced: true, Verbs: verbs},
 		}}}}}
+	for _, o := range objs {
+		if m, ok := o.(metav1.Object); ok && m.GetResourceVersion() == "" {
+			m.SetResourceVersion("1")
+		}
+	}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		cmGVR: "ConfigMapList", secretGVR: "SecretList", {Version: "v1", Resource: "events"}: "EventList",
 	}, objs...)
-	dyn.PrependReactor("update", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		obj, ok := a.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured)
-		if !ok || obj.GetDeletionTimestamp() == nil || len(obj.GetFinalizers()) > 0 {
-			return false, nil, nil
-		}
-		return true, obj, dyn.Tracker().Delete(a.GetResource(), a.GetNamespace(), obj.GetName())
-	})
+	registryRules(dyn)
 	c, err := New(Options{Dynamic: dyn, Discovery: disc, Log: controllertest.Log()})
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,57 @@ func start(t *testing.T, objs ...runtime.Object) *env {
 	e := &env{t: t, dyn: dyn, c: c}
 	e.eventually("informers synced", func() bool { return c.monitors.count() == 2 && c.monitors.synced() })
 	return e
+}
+
+// registryRules adds to the fake what the registry does and the collector
+// relies on: an update must carry the resourceVersion it read and gets a
+// new one; a delete honours its uid and resourceVersion preconditions; an
+// object being deleted goes once its last finalizer is removed. The fake
+// client runs reactors one action at a time, so each check and write is
+// atomic, as in etcd.
+func registryRules(dyn *dynamicfake.FakeDynamicClient) {
+	var version int
+	current := func(a clienttesting.Action, name string) (*unstructured.Unstructured, error) {
+		obj, err := dyn.Tracker().Get(a.GetResource(), a.GetNamespace(), name)
+		if err != nil {
+			return nil, err
+		}
+		return obj.(*unstructured.Unstructured), nil
+	}
+	conflict := func(a clienttesting.Action, name string) error {
+		return apierrors.NewConflict(a.GetResource().GroupResource(), name, errors.New("precondition failed"))
+	}
+	dyn.PrependReactor("update", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		obj := a.(clienttesting.UpdateAction).GetObject().(*unstructured.Unstructured).DeepCopy()
+		cur, err := current(a, obj.GetName())
+		if err != nil {
+			return true, nil, err
+		}
+		if obj.GetResourceVersion() != cur.GetResourceVersion() {
+			return true, nil, conflict(a, obj.GetName())
+		}
+		version++
+		obj.SetResourceVersion(fmt.Sprint(100 + version))
+		if obj.GetDeletionTimestamp() != nil && len(obj.GetFinalizers()) == 0 {
+			return true, obj, dyn.Tracker().Delete(a.GetResource(), a.GetNamespace(), obj.GetName())
+		}
+		return true, obj, dyn.Tracker().Update(a.GetResource(), obj, a.GetNamespace())
+	})
+	dyn.PrependReactor("delete", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		d := a.(clienttesting.DeleteActionImpl)
+		pre := d.DeleteOptions.Preconditions
+		if pre == nil {
+			return false, nil, nil
+		}
+		cur, err := current(a, d.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		if (pre.UID != nil && *pre.UID != cur.GetUID()) || (pre.ResourceVersion != nil && *pre.ResourceVersion != cur.GetResourceVersion()) {
+			return true, nil, conflict(a, d.Name)
+		}
+		return false, nil, nil
+	})
 }
 
 func (e *env) eventually(what string, cond func() bool) {
@@ -164,6 +216,32 @@ func TestOrphansDependents(t *testing.T) {
 	}
 	if refs := b.GetOwnerReferences(); len(refs) != 1 || refs[0].UID != "other" {
 		t.Errorf("b owners = %v, want only other", refs)
+	}
+}
+
+// A decision made on a reading that is stale by the time of the delete is
+// carried out only if the object's owners are what was read. Otherwise the
+// object was orphaned or adopted meanwhile and is examined again: deleting
+// it would undo an orphaning that raced with the collector.
+func TestStaleReadingNotDeleted(t *testing.T) {
+	e := start(t, secret("dep"))
+	ref := objectRef{Namespace: "ns", Name: "dep", UID: "dep"}
+	seen := e.get(secretGVR, "dep")
+	seen.SetResourceVersion("0")
+	seen.SetOwnerReferences([]metav1.OwnerReference{ownerRef("ConfigMap", "gone", "gone")})
+	err := e.c.deleteLive(t.Context(), secretGVR, ref, seen, metav1.DeletePropagationBackground)
+	if !errors.Is(err, worker.ErrPending) {
+		t.Errorf("delete on a reading whose owners changed: err = %v, want it retried", err)
+	}
+	if e.get(secretGVR, "dep") == nil {
+		t.Fatal("object deleted on a reading whose owners had changed")
+	}
+	seen.SetOwnerReferences(nil) // only the version differs now
+	if err := e.c.deleteLive(t.Context(), secretGVR, ref, seen, metav1.DeletePropagationBackground); err != nil {
+		t.Fatal(err)
+	}
+	if e.get(secretGVR, "dep") != nil {
+		t.Fatal("object not deleted although only its version had changed")
 	}
 }
 

@@ -48,23 +48,25 @@ func (c *Controller) attemptToDelete(ctx context.Context, uid types.UID) error {
 		return err
 	}
 	act := decide(verdict, len(v.dependents) > 0, v.anyDependentForeground(), latest.GetFinalizers())
-	return c.apply(ctx, v, act)
+	return c.apply(ctx, v, latest, act)
 }
 
-// apply carries out a decision.
-func (c *Controller) apply(ctx context.Context, v view, act action) error {
+// apply carries out a decision made on latest, the object as last read.
+func (c *Controller) apply(ctx context.Context, v view, latest *unstructured.Unstructured, act action) error {
 	switch {
 	case len(act.removeOwners) > 0:
 		c.log.Info("removing references to owners that are gone or deleting", "object", v.ref, "owners", act.removeOwners, "why", act.why)
 		return c.removeOwnerRefs(ctx, v.resource, v.ref, act.removeOwners)
 	case act.delete:
 		if act.unblock {
-			if err := c.unblockOwnerRefs(ctx, v.resource, v.ref); err != nil {
+			unblocked, err := c.unblockOwnerRefs(ctx, v.resource, v.ref)
+			if err != nil || unblocked == nil {
 				return err
 			}
+			latest = unblocked
 		}
 		c.log.Info("deleting dependent", "object", v.ref, "propagation", act.policy, "why", act.why)
-		return c.deleteLive(ctx, v.resource, v.ref, act.policy)
+		return c.deleteLive(ctx, v.resource, v.ref, latest, act.policy)
 	}
 	return nil
 }

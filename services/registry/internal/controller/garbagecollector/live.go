@@ -2,7 +2,9 @@ package garbagecollector
 
 import (
 	"context"
+	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -10,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/kubesplit/kubesplit/services/registry/internal/controller/internal/worker"
 )
 
 // client is the dynamic client for one object's resource and namespace.
@@ -41,23 +45,28 @@ func (c *Controller) getLive(ctx context.Context, resource schema.GroupVersionRe
 // retrying on a conflict. A whole-object update guarded by resourceVersion
 // is used rather than a patch because the write must not land on a newer
 // version than the one change looked at. change reports false when there
-// is nothing to write; an object that is gone needs nothing.
+// is nothing to write; an object that is gone needs nothing. It returns the
+// object as last read or written (nil if gone).
 func (c *Controller) mutateLive(ctx context.Context, resource schema.GroupVersionResource, ref objectRef,
-	change func(*unstructured.Unstructured) bool) error {
-	return retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+	change func(*unstructured.Unstructured) bool) (*unstructured.Unstructured, error) {
+	var out *unstructured.Unstructured
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		obj, err := c.getLive(ctx, resource, ref)
+		out = obj
 		if err != nil || obj == nil {
 			return err
 		}
 		if !change(obj) {
 			return nil
 		}
-		_, err = c.client(resource, ref.Namespace).Update(ctx, obj, metav1.UpdateOptions{})
+		out, err = c.client(resource, ref.Namespace).Update(ctx, obj, metav1.UpdateOptions{})
 		if apierrors.IsNotFound(err) {
+			out = nil
 			return nil
 		}
 		return err
 	})
+	return out, err
 }
 
 // removeOwnerRefs drops the references to the given owner uids.
@@ -66,7 +75,7 @@ func (c *Controller) removeOwnerRefs(ctx context.Context, resource schema.GroupV
 	for _, uid := range owners {
 		drop[uid] = true
 	}
-	return c.mutateLive(ctx, resource, ref, func(obj *unstructured.Unstructured) bool {
+	_, err := c.mutateLive(ctx, resource, ref, func(obj *unstructured.Unstructured) bool {
 		var keep []metav1.OwnerReference
 		for _, r := range obj.GetOwnerReferences() {
 			if !drop[r.UID] {
@@ -79,10 +88,12 @@ func (c *Controller) removeOwnerRefs(ctx context.Context, resource schema.GroupV
 		obj.SetOwnerReferences(keep)
 		return true
 	})
+	return err
 }
 
-// unblockOwnerRefs clears blockOwnerDeletion on every owner reference.
-func (c *Controller) unblockOwnerRefs(ctx context.Context, resource schema.GroupVersionResource, ref objectRef) error {
+// unblockOwnerRefs clears blockOwnerDeletion on every owner reference and
+// returns the object as written (nil if it is gone).
+func (c *Controller) unblockOwnerRefs(ctx context.Context, resource schema.GroupVersionResource, ref objectRef) (*unstructured.Unstructured, error) {
 	return c.mutateLive(ctx, resource, ref, func(obj *unstructured.Unstructured) bool {
 		refs := obj.GetOwnerReferences()
 		changed := false
@@ -100,7 +111,7 @@ func (c *Controller) unblockOwnerRefs(ctx context.Context, resource schema.Group
 // removeFinalizer drops one finalizer; the registry deletes an object
 // being deleted once its last finalizer is gone.
 func (c *Controller) removeFinalizer(ctx context.Context, resource schema.GroupVersionResource, ref objectRef, finalizer string) error {
-	return c.mutateLive(ctx, resource, ref, func(obj *unstructured.Unstructured) bool {
+	_, err := c.mutateLive(ctx, resource, ref, func(obj *unstructured.Unstructured) bool {
 		var keep []string
 		for _, f := range obj.GetFinalizers() {
 			if f != finalizer {
@@ -113,18 +124,44 @@ func (c *Controller) removeFinalizer(ctx context.Context, resource schema.GroupV
 		obj.SetFinalizers(keep)
 		return true
 	})
+	return err
 }
 
-// deleteLive deletes an object with a propagation policy, guarded by its
-// uid so a new object that took the name is never hit.
-func (c *Controller) deleteLive(ctx context.Context, resource schema.GroupVersionResource, ref objectRef, policy metav1.DeletionPropagation) error {
+// deleteLive deletes the object a decision was made on, seen. The delete is
+// guarded by uid, so a new object that took the name is never hit, and by
+// seen's resourceVersion: an object whose owner references changed since
+// (orphaned, adopted) must be looked at again, not deleted. A change to
+// anything else does not alter the decision, so the delete is then retried
+// on uid alone.
+func (c *Controller) deleteLive(ctx context.Context, resource schema.GroupVersionResource, ref objectRef,
+	seen *unstructured.Unstructured, policy metav1.DeletionPropagation) error {
+	err := c.deleteAt(ctx, resource, ref, seen.GetResourceVersion(), policy)
+	if !apierrors.IsConflict(err) || seen.GetResourceVersion() == "" {
+		return err
+	}
+	live, err := c.getLive(ctx, resource, ref)
+	if err != nil || live == nil {
+		return err
+	}
+	if !equality.Semantic.DeepEqual(live.GetOwnerReferences(), seen.GetOwnerReferences()) {
+		return fmt.Errorf("%w: owners of %s changed since it was examined", worker.ErrPending, ref.Name)
+	}
+	return c.deleteAt(ctx, resource, ref, "", policy)
+}
+
+// deleteAt deletes an object with a propagation policy if it still has
+// ref's uid and, unless resourceVersion is empty, that version. An object
+// already gone, or replaced by another uid, needs nothing.
+func (c *Controller) deleteAt(ctx context.Context, resource schema.GroupVersionResource, ref objectRef,
+	resourceVersion string, policy metav1.DeletionPropagation) error {
 	uid := ref.UID
-	err := c.client(resource, ref.Namespace).Delete(ctx, ref.Name, metav1.DeleteOptions{
-		PropagationPolicy: &policy,
-		Preconditions:     &metav1.Preconditions{UID: &uid},
-	})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil
+	pre := &metav1.Preconditions{UID: &uid}
+	if resourceVersion != "" {
+		pre.ResourceVersion = &resourceVersion
+	}
+	err := c.client(resource, ref.Namespace).Delete(ctx, ref.Name, metav1.DeleteOptions{PropagationPolicy: &policy, Preconditions: pre})
+	if apierrors.IsNotFound(err) || (resourceVersion == "" && apierrors.IsConflict(err)) {
+		return nil // gone, or the uid now names another object
 	}
 	return err
 }
