@@ -11,14 +11,12 @@ require (
 	k8s.io/apiserver v0.37.2
 	k8s.io/client-go v0.37.2
 	k8s.io/component-base v0.37.2
+	k8s.io/dynamic-resource-allocation v0.37.2
 	k8s.io/kubernetes v1.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 )
 
-require (
-	k8s.io/dynamic-resource-allocation v0.37.2 // indirect
-	k8s.io/kube-scheduler v0.0.0 // indirect
-)
+require k8s.io/kube-scheduler v0.0.0 // indirect
 
 require (
 	cel.dev/expr v0.25.2 // indirect
@@ -102,7 +100,7 @@ require (
 	k8s.io/component-helpers v0.37.2 // indirect
 	k8s.io/controller-manager v0.37.2 // indirect
 	k8s.io/csi-translation-lib v0.0.0 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
+	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-openapi v0.0.0-20260821135717-be32def86098 // indirect
 	k8s.io/kubelet v0.37.2 // indirect
 	k8s.io/mount-utils v0.0.0 // indirect

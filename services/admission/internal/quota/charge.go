@@ -71,18 +71,16 @@ func (p *Plugin) evaluate(req *request, quotas []*corev1.ResourceQuota) ([]*core
 // does: nil if the quota does not cover it or nothing changes, the quota
 // with the new usage if it fits, a Forbidden error if not.
 func (p *Plugin) evaluateOne(req *request, q *corev1.ResourceQuota) (*corev1.ResourceQuota, error) {
-	limited := matchingResources(q.Spec.Hard, req.gr)
+	limited := req.ev.MatchingResources(names(q.Spec.Hard))
 	if len(limited) == 0 {
 		return nil, nil
 	}
-	in, err := inScope(q, req.obj)
+	in, err := inScope(q, req.ev, req.obj)
 	if err != nil || !in {
 		return nil, err
 	}
-	if pod, ok := req.obj.(*corev1.Pod); ok {
-		if err := podConstraints(pod, limited); err != nil {
-			return nil, p.forbidden(req, fmt.Errorf("failed quota: %s: %v", q.Name, err))
-		}
+	if err := req.ev.Constraints(limited, req.obj); err != nil {
+		return nil, p.forbidden(req, fmt.Errorf("failed quota: %s: %v", q.Name, err))
 	}
 	if !statusKnown(q, limited) {
 		return nil, p.forbidden(req, fmt.Errorf("status unknown for quota: %s, resource: %s", q.Name, prettyPrintNames(limited)))

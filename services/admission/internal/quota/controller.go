@@ -25,6 +25,7 @@ const workers = 2
 // controller keeps every quota's status: hard as the spec says, used as
 // counted from the objects.
 type controller struct {
+	evals    evaluators
 	quotas   *quotaSource
 	counted  map[schema.GroupResource]counter
 	generic  genericCounter
@@ -37,8 +38,8 @@ type controller struct {
 	watching *watchers                                    // nil unless running
 }
 
-func newController(deps plugin.Deps, quotas *quotaSource, log *slog.Logger) (*controller, error) {
-	c := &controller{quotas: quotas, counted: counters(deps.Client), generic: genericCounter{client: deps.Client},
+func newController(deps plugin.Deps, evals evaluators, quotas *quotaSource, log *slog.Logger) (*controller, error) {
+	c := &controller{evals: evals, quotas: quotas, counted: counters(deps.Client), generic: genericCounter{client: deps.Client},
 		client: deps.Client, metadata: deps.MetadataClient, log: log}
 	qi := deps.Informers.Core().V1().ResourceQuotas().Informer()
 	if _, err := qi.AddEventHandler(c.quotaChanges()); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,6 +33,7 @@ func counters(client kubernetes.Interface) map[schema.GroupResource]counter {
 		{Resource: "resourcequotas"}:         {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().ResourceQuotas().Informer() }},
 		pvcsResource:                         {live: listPVCs(client)},
 		{Resource: "replicationcontrollers"}: {live: listRCs(client)},
+		claimsResource:                       {live: listClaims(client)},
 	}
 }
 
@@ -86,6 +88,16 @@ func listPVCs(client kubernetes.Interface) func(context.Context, string) ([]runt
 func listRCs(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
 	return listLive(func(ctx context.Context, ns string) ([]corev1.ReplicationController, error) {
 		l, err := client.CoreV1().ReplicationControllers(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return l.Items, nil
+	})
+}
+
+func listClaims(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
+	return listLive(func(ctx context.Context, ns string) ([]resourcev1.ResourceClaim, error) {
+		l, err := client.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}

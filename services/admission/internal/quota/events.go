@@ -1,8 +1,6 @@
 package quota
 
 import (
-	"time"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,8 +21,10 @@ func (c *controller) replenish(gr schema.GroupResource) cache.ResourceEventHandl
 			if !okO || !okN || gr == (schema.GroupResource{Resource: "resourcequotas"}) {
 				return
 			}
-			now := time.Now()
-			if len(increase(usage(gr, o, now), usage(gr, n, now))) > 0 {
+			ev := c.evals.of(gr)
+			was, errO := ev.Usage(o)
+			is, errN := ev.Usage(n)
+			if errO != nil || errN != nil || len(increase(was, is)) > 0 {
 				c.enqueueFor(n)
 			}
 		},

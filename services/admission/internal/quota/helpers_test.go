@@ -94,6 +94,9 @@ func pod(name string, requests corev1.ResourceList) *corev1.Pod {
 	}
 }
 
+// kinds are the kinds of the core resources the tests write whole.
+var kinds = map[string]string{"pods": "Pod", "services": "Service", "persistentvolumeclaims": "PersistentVolumeClaim"}
+
 // createAttrs are the attributes of creating obj as resource (core group).
 func createAttrs(t *testing.T, resourceName string, obj runtime.Object) *admission.Attributes {
 	t.Helper()
@@ -108,6 +111,7 @@ func createAttrs(t *testing.T, resourceName string, obj runtime.Object) *admissi
 	return &admission.Attributes{
 		Operation: admissionv1.Create,
 		Resource:  metav1.GroupVersionResource{Version: "v1", Resource: resourceName},
+		Kind:      metav1.GroupVersionKind{Version: "v1", Kind: kinds[resourceName]},
 		Namespace: testNS,
 		Name:      name,
 		Object:    runtime.RawExtension{Raw: raw},

@@ -17,6 +17,8 @@ import (
 	"log/slog"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
+	"k8s.io/klog/v2"
 
 	"github.com/kubesplit/kubesplit/pkg/admission"
 	"github.com/kubesplit/kubesplit/services/admission/internal/plugin"
@@ -31,6 +33,7 @@ const controllerName = "resourcequota"
 // Plugin is the ResourceQuota admitter.
 type Plugin struct {
 	client kubernetes.Interface
+	evals  evaluators
 	quotas *quotaSource
 	locks  namespaceLocks
 	log    *slog.Logger
@@ -49,9 +52,16 @@ func New(deps plugin.Deps) (admission.Admitter, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// Which extended resources DeviceClasses provide, for ResourceClaims'
+	// usage: few objects, so every replica watches them, as kube does.
+	deviceClasses := extendedresourcecache.NewExtendedResourceCache(klog.Background())
+	if _, err := deps.Informers.Resource().V1().DeviceClasses().Informer().AddEventHandler(deviceClasses); err != nil {
+		return nil, err
+	}
 	inf := deps.Informers.Core().V1().ResourceQuotas().Informer()
-	p := &Plugin{client: deps.Client, quotas: newQuotaSource(deps.Client, inf), log: log}
-	c, err := newController(deps, p.quotas, log)
+	p := &Plugin{client: deps.Client, evals: newEvaluators(deps.Client, deviceClasses),
+		quotas: newQuotaSource(deps.Client, inf), log: log}
+	c, err := newController(deps, p.evals, p.quotas, log)
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,12 @@ package quota
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/quota/v1/generic"
 )
 
 // sync recounts every quota of a namespace and writes the status of those
@@ -58,42 +58,70 @@ func (c *controller) recount(ctx context.Context, w *watchers, q *corev1.Resourc
 	byResource := map[schema.GroupResource][]corev1.ResourceName{}
 	used := corev1.ResourceList{}
 	for _, name := range names(q.Spec.Hard) {
-		gr, ok := groupResourceOf(name)
-		if _, listed := c.counted[gr]; !ok || !listed {
-			n, err := c.genericUsage(ctx, q, name, gr, ok)
+		grs := c.evals.covering(name)
+		if !c.countsAll(grs) {
+			n, err := c.genericUsage(ctx, q, name, grs)
 			if err != nil {
 				return nil, err
 			}
 			used[name] = n
 			continue
 		}
-		byResource[gr] = append(byResource[gr], name)
+		for _, gr := range grs {
+			byResource[gr] = append(byResource[gr], name)
+		}
 		used[name] = *resource.NewQuantity(0, resource.DecimalSI)
 	}
-	now := time.Now()
 	for gr, limited := range byResource {
-		objs, err := c.counted[gr].list(ctx, w, gr, q.Namespace)
+		u, err := c.usageOf(ctx, w, q, gr)
 		if err != nil {
 			return nil, err
 		}
-		for _, obj := range objs {
-			in, err := inScope(q, obj)
-			if err != nil {
-				return nil, err
-			}
-			if in {
-				used = add(used, mask(usage(gr, obj, now), limited))
-			}
+		used = add(used, mask(u, limited))
+	}
+	return used, nil
+}
+
+// countsAll says whether the controller has a counter for each of grs.
+func (c *controller) countsAll(grs []schema.GroupResource) bool {
+	for _, gr := range grs {
+		if _, ok := c.counted[gr]; !ok {
+			return false
 		}
+	}
+	return len(grs) > 0
+}
+
+// usageOf is what gr's objects in the quota's namespace and scope use.
+func (c *controller) usageOf(ctx context.Context, w *watchers, q *corev1.ResourceQuota, gr schema.GroupResource) (corev1.ResourceList, error) {
+	objs, err := c.counted[gr].list(ctx, w, gr, q.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	ev := c.evals.of(gr)
+	used := corev1.ResourceList{}
+	for _, obj := range objs {
+		in, err := inScope(q, ev, obj)
+		if err != nil {
+			return nil, err
+		}
+		if !in {
+			continue
+		}
+		u, err := ev.Usage(obj)
+		if err != nil {
+			return nil, err
+		}
+		used = add(used, u)
 	}
 	return used, nil
 }
 
 // genericUsage is the usage of a resource the controller has no counter
 // for: a generic count listed live, or else the usage admission charged.
-func (c *controller) genericUsage(ctx context.Context, q *corev1.ResourceQuota, name corev1.ResourceName, gr schema.GroupResource, known bool) (resource.Quantity, error) {
-	if known && len(scopeSelectors(q)) == 0 {
-		n, counted, err := c.generic.count(ctx, gr, q.Namespace)
+func (c *controller) genericUsage(ctx context.Context, q *corev1.ResourceQuota, name corev1.ResourceName, grs []schema.GroupResource) (resource.Quantity, error) {
+	if len(grs) == 1 && name == generic.ObjectCountQuotaResourceNameFor(grs[0]) && len(scopeSelectors(q)) == 0 {
+		n, counted, err := c.generic.count(ctx, grs[0], q.Namespace)
 		if err != nil || counted {
 			return *resource.NewQuantity(n, resource.DecimalSI), err
 		}

@@ -19,7 +19,7 @@ import (
 func TestRulesCoverDecisions(t *testing.T) {
 	full := rl("pods", "0", "configmaps", "0", "count/deployments.apps", "0", "count/namespaces", "0",
 		"count/clusterroles.rbac.authorization.k8s.io", "0", "requests.cpu", "0", "requests.storage", "0",
-		"services.loadbalancers", "0", "persistentvolumeclaims", "0")
+		"services.loadbalancers", "0", "persistentvolumeclaims", "0", "gpu.deviceclass.resource.k8s.io/devices", "1")
 	zero := corev1.ResourceList{}
 	for name := range full {
 		zero[name] = full[name]
@@ -47,6 +47,8 @@ func TestRulesCoverDecisions(t *testing.T) {
 			Spec: corev1.PersistentVolumeClaimSpec{Resources: corev1.VolumeResourceRequirements{Requests: rl("storage", storage)}}}
 	}
 	small, big := pod("p", nil), pod("p", rl("cpu", "2"))
+	claimUpdate := update("resourceclaims", resourceClaim("rc", "gpu", 1), resourceClaim("rc", "gpu", 2))
+	claimUpdate.Resource.Group, claimUpdate.Kind = "resource.k8s.io", metav1.GroupVersionKind{Group: "resource.k8s.io", Version: "v1", Kind: "ResourceClaim"}
 	refused := []*admission.Attributes{
 		createAttrs(t, "pods", small),
 		createAttrs(t, "configmaps", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}),
@@ -54,6 +56,7 @@ func TestRulesCoverDecisions(t *testing.T) {
 		update("services", svc, lb),
 		update("persistentvolumeclaims", claim("1Gi"), claim("2Gi")),
 		update("pods", small, big),
+		claimUpdate,
 	}
 	plugintest.Asked(t, rules.Validating, refused...)
 	for _, attrs := range refused {
