@@ -37,6 +37,7 @@ func main() {
 	fs.StringSliceVar(&cfg.EnableAdmissionPlugins, "enable-admission-plugins", nil, "admission plugins to enable besides the default ones")
 	fs.StringSliceVar(&cfg.DisableAdmissionPlugins, "disable-admission-plugins", nil, "default admission plugins to disable")
 	registry.AddKubeFlags(fs, &cfg.Registry)
+	fs.Lookup("controllers").Usage += "; also admission's quota recount (resourcequota-controller)"
 	aggregator.AddEndpointFlags(fs, &cfg.Aggregator)
 	aggregator.AddConcurrencyFlags(fs, &cfg.Aggregator)
 	cfg.DefaultTolerations = &admission.TolerationSeconds{}

@@ -28,3 +28,34 @@ func TestEnabled(t *testing.T) {
 		t.Error("an unknown controller was accepted")
 	}
 }
+
+// One list for two services: each reads the part naming its own
+// controllers as kube reads the whole list, so a list that names only the
+// other service's controllers turns all of its own off, not on.
+func TestShare(t *testing.T) {
+	registry := [][]string{{"namespace-controller", "namespace"}, {"garbage-collector-controller"}}
+	admission := [][]string{{"resourcequota-controller"}}
+	for _, c := range []struct {
+		list            []string
+		registry, quota []bool
+	}{
+		{nil, []bool{true, true}, []bool{true}},
+		{[]string{"*", "-resourcequota-controller"}, []bool{true, true}, []bool{false}},
+		{[]string{"*", "-namespace"}, []bool{false, true}, []bool{true}},
+		{[]string{"namespace"}, []bool{true, false}, []bool{false}},
+		{[]string{"resourcequota-controller"}, []bool{false, false}, []bool{true}},
+	} {
+		shares, err := Share(c.list, registry, admission)
+		if err != nil {
+			t.Fatalf("%q: %v", c.list, err)
+		}
+		reg, err1 := Enabled(shares[0], registry)
+		quota, err2 := Enabled(shares[1], admission)
+		if err1 != nil || err2 != nil || !slices.Equal(reg, c.registry) || !slices.Equal(quota, c.quota) {
+			t.Errorf("%q: registry %v (%v), admission %v (%v); want %v, %v", c.list, reg, err1, quota, err2, c.registry, c.quota)
+		}
+	}
+	if _, err := Share([]string{"*", "-nope"}, registry, admission); err == nil {
+		t.Error("a name neither service knows was accepted")
+	}
+}

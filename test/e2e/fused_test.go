@@ -14,14 +14,16 @@ import (
 // and drives it with kubectl: the same stages as the split stack, called
 // in process. Authentication (token file), RBAC from the API, admission
 // (NamespaceLifecycle, ServiceAccount, MutatingAdmissionPolicy) and the
-// registry all answer.
+// registry all answer. One --controllers list reaches the registry's
+// controllers and admission's quota recount alike.
 func TestFusedComposition(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(authzAdminToken+`,admin,uid-admin,"system:masters"`+"\n"+authzBobToken+",bob,uid-bob\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f := framework.StartFused(t, "--token-auth-file", tokens, "--etcd-servers", framework.StartEtcd(t).Endpoint)
+	f := framework.StartFused(t, "--token-auth-file", tokens, "--etcd-servers", framework.StartEtcd(t).Endpoint,
+		"--controllers=*,-resourcequota-controller")
 	admin := f.Kubeconfig(t, "admin", authzAdminToken)
 	bob := f.Kubeconfig(t, "bob", authzBobToken)
 	var out string
@@ -62,5 +64,16 @@ func TestFusedComposition(t *testing.T) {
 		return err == nil && out == "yes"
 	}) {
 		t.Errorf("a configmap under the policy: %v\n%s", err, out)
+	}
+	// The serviceaccount controller made the default ServiceAccounts; the
+	// quota recount, left out, computes no quota's status.
+	if out, err := f.Kubectl(t, admin, "", "create", "quota", "q", "--hard=pods=5", "-n", "kube-public"); err != nil {
+		t.Fatalf("create quota: %v\n%s", err, out)
+	}
+	if pollUntil(3*time.Second, func() bool {
+		out, err = f.Kubectl(t, admin, "", "get", "quota", "q", "-n", "kube-public", "-o", "jsonpath={.status.hard}")
+		return err == nil && out != ""
+	}) {
+		t.Errorf("the quota's status was computed with resourcequota-controller left out: %s", out)
 	}
 }

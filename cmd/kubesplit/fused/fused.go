@@ -18,6 +18,7 @@ import (
 
 	pkgauthn "github.com/kubesplit/kubesplit/pkg/authn"
 	pkgauthz "github.com/kubesplit/kubesplit/pkg/authz"
+	"github.com/kubesplit/kubesplit/pkg/controllers"
 	"github.com/kubesplit/kubesplit/pkg/identity"
 	"github.com/kubesplit/kubesplit/pkg/serve"
 	"github.com/kubesplit/kubesplit/services/admission/admission"
@@ -60,6 +61,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 }
 
 func (s *Server) start(ctx context.Context, cfg Config) error {
+	// One --controllers list names the registry's controllers and
+	// admission's alike; each reads its own part.
+	shares, err := controllers.Share(cfg.Registry.Controllers, registry.KnownControllers(), admission.KnownControllers())
+	if err != nil {
+		return err
+	}
 	keyFile, keys, err := identityKeys(cfg.CertDir)
 	if err != nil {
 		return err
@@ -70,6 +77,7 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 	}
 	var st stages
 	rc := cfg.Registry
+	rc.Controllers = shares[0]
 	rc.Endpoint = serve.Endpoint{BindAddress: "127.0.0.1:0"}
 	rc.EtcdServers, rc.DataDir, rc.IdentityKeys = cfg.EtcdServers, cfg.DataDir, keys
 	rc.Admission = registry.Admission{Mutating: &st.mutating, Validating: &st.validate, Rules: st.admissionRules.Rules}
@@ -107,12 +115,12 @@ func (s *Server) start(ctx context.Context, cfg Config) error {
 		Host: agg.URL(), BearerToken: loopbackToken, QPS: -1, UserAgent: "kubesplit-fused",
 		TLSClientConfig: rest.TLSClientConfig{CAFile: filepath.Join(cfg.CertDir, "ca.crt")},
 	}
-	return s.startStages(ctx, cfg, &st, loop, keys, authnLn, authzLn)
+	return s.startStages(ctx, cfg, &st, loop, keys, shares[1], authnLn, authzLn)
 }
 
 // startStages starts authn, authz and admission, reaching the API through
 // the aggregator with rc, and hands their in-process stages over.
-func (s *Server) startStages(ctx context.Context, cfg Config, st *stages, rc *rest.Config, keys []crypto.PublicKey, authnLn, authzLn net.Listener) error {
+func (s *Server) startStages(ctx context.Context, cfg Config, st *stages, rc *rest.Config, keys []crypto.PublicKey, admissionControllers []string, authnLn, authzLn net.Listener) error {
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return err
@@ -125,7 +133,7 @@ func (s *Server) startStages(ctx context.Context, cfg Config, st *stages, rc *re
 	}
 	adm, err := admission.NewLocal(ctx, admission.LocalConfig{
 		Client: client, RESTConfig: rc, EnablePlugins: cfg.EnableAdmissionPlugins, DisablePlugins: cfg.DisableAdmissionPlugins,
-		DefaultTolerations: cfg.DefaultTolerations, Log: cfg.Log,
+		DefaultTolerations: cfg.DefaultTolerations, Controllers: admissionControllers, Log: cfg.Log,
 	})
 	if err != nil {
 		return fmt.Errorf("admission: %w", err)

@@ -43,13 +43,19 @@ var controllerNames = []struct {
 	{"resourcequota", []string{"resourcequota-controller", "resourcequota"}},
 }
 
-// controllersOn says which jobs a --controllers list lets run.
-func controllersOn(list []string) (map[string]bool, error) {
+// KnownControllers lists the names --controllers knows each background
+// job by, kube's first.
+func KnownControllers() [][]string {
 	known := make([][]string, len(controllerNames))
 	for i, c := range controllerNames {
 		known[i] = c.names
 	}
-	on, err := controllers.Enabled(list, known)
+	return known
+}
+
+// controllersOn says which jobs a --controllers list lets run.
+func controllersOn(list []string) (map[string]bool, error) {
+	on, err := controllers.Enabled(list, KnownControllers())
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}

@@ -69,3 +69,8 @@ func readRootCA(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// KnownControllers lists the names --controllers knows each housekeeping
+// controller by, kube's first: for a process that shares one list among
+// several services (controllers.Share).
+func KnownControllers() [][]string { return controller.Known() }

@@ -9,11 +9,7 @@ import (
 // enabled picks the runners a --controllers list asks for, in kube's
 // syntax (see pkg/controllers).
 func enabled(list []string) ([]runner, error) {
-	known := make([][]string, len(runners))
-	for i, r := range runners {
-		known[i] = r.names
-	}
-	on, err := controllers.Enabled(list, known)
+	on, err := controllers.Enabled(list, Known())
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
 	}
@@ -31,4 +27,14 @@ func enabled(list []string) ([]runner, error) {
 func CheckNames(list []string) error {
 	_, err := enabled(list)
 	return err
+}
+
+// Known lists the names --controllers knows each controller by, kube's
+// first.
+func Known() [][]string {
+	known := make([][]string, len(runners))
+	for i, r := range runners {
+		known[i] = r.names
+	}
+	return known
 }
