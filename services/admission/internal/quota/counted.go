@@ -4,8 +4,8 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	resourcev1 "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,14 +26,20 @@ type counter struct {
 // counters are the resources the controller can recount.
 func counters(client kubernetes.Interface) map[schema.GroupResource]counter {
 	return map[schema.GroupResource]counter{
-		podsResource:                         {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().Pods().Informer() }},
-		servicesResource:                     {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().Services().Informer() }},
-		{Resource: "configmaps"}:             {watch: metadataOnly("configmaps")},
-		{Resource: "secrets"}:                {watch: metadataOnly("secrets")},
-		{Resource: "resourcequotas"}:         {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().ResourceQuotas().Informer() }},
-		pvcsResource:                         {live: listPVCs(client)},
-		{Resource: "replicationcontrollers"}: {live: listRCs(client)},
-		claimsResource:                       {live: listClaims(client)},
+		podsResource:                 {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().Pods().Informer() }},
+		servicesResource:             {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().Services().Informer() }},
+		{Resource: "configmaps"}:     {watch: metadataOnly("configmaps")},
+		{Resource: "secrets"}:        {watch: metadataOnly("secrets")},
+		{Resource: "resourcequotas"}: {watch: func(w *watchers) cache.SharedIndexInformer { return w.typed.Core().V1().ResourceQuotas().Informer() }},
+		pvcsResource: {live: listed(func(ctx context.Context, ns string, o metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().PersistentVolumeClaims(ns).List(ctx, o)
+		})},
+		{Resource: "replicationcontrollers"}: {live: listed(func(ctx context.Context, ns string, o metav1.ListOptions) (runtime.Object, error) {
+			return client.CoreV1().ReplicationControllers(ns).List(ctx, o)
+		})},
+		claimsResource: {live: listed(func(ctx context.Context, ns string, o metav1.ListOptions) (runtime.Object, error) {
+			return client.ResourceV1().ResourceClaims(ns).List(ctx, o)
+		})},
 	}
 }
 
@@ -75,50 +81,13 @@ func (c counter) list(ctx context.Context, w *watchers, gr schema.GroupResource,
 	return out, err
 }
 
-func listPVCs(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
-	return listLive(func(ctx context.Context, ns string) ([]corev1.PersistentVolumeClaim, error) {
-		l, err := client.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return l.Items, nil
-	})
-}
-
-func listRCs(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
-	return listLive(func(ctx context.Context, ns string) ([]corev1.ReplicationController, error) {
-		l, err := client.CoreV1().ReplicationControllers(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return l.Items, nil
-	})
-}
-
-func listClaims(client kubernetes.Interface) func(context.Context, string) ([]runtime.Object, error) {
-	return listLive(func(ctx context.Context, ns string) ([]resourcev1.ResourceClaim, error) {
-		l, err := client.ResourceV1().ResourceClaims(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return l.Items, nil
-	})
-}
-
-// listLive turns a typed list call into one of runtime.Objects.
-func listLive[T any, PT interface {
-	*T
-	runtime.Object
-}](list func(ctx context.Context, ns string) ([]T, error)) func(context.Context, string) ([]runtime.Object, error) {
+// listed reads a namespace's objects with one typed List call.
+func listed(list func(ctx context.Context, ns string, opts metav1.ListOptions) (runtime.Object, error)) func(context.Context, string) ([]runtime.Object, error) {
 	return func(ctx context.Context, ns string) ([]runtime.Object, error) {
-		items, err := list(ctx, ns)
+		l, err := list(ctx, ns, metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		out := make([]runtime.Object, len(items))
-		for i := range items {
-			out[i] = PT(&items[i])
-		}
-		return out, nil
+		return meta.ExtractList(l)
 	}
 }
