@@ -65,6 +65,9 @@ func (q *request) patch() error {
 		if err := q.preconditions(obj, live); err != nil {
 			return nil, err
 		}
+		if err := q.unconditional(obj, live); err != nil {
+			return nil, err
+		}
 		return obj, q.admitUpdate(wr, obj, live)
 	}, wr.dryRun)
 	q.settle(wr, stored, err)
@@ -226,6 +229,9 @@ func (q *request) apply(wr *write, body []byte) error {
 		}
 		obj := applied.(*unstructured.Unstructured)
 		if err := q.matchNamespace(obj); err != nil {
+			return nil, err
+		}
+		if err := q.unconditional(obj, live); err != nil {
 			return nil, err
 		}
 		if err := q.prepareUpdated(obj, live); err != nil {

@@ -3,6 +3,8 @@ package handler
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -128,4 +130,42 @@ func TestUpdateResourceVersion(t *testing.T) {
 		t.Fatalf("no-op PUT moved resourceVersion %s -> %s", str(third, "metadata.resourceVersion"), str(same, "metadata.resourceVersion"))
 	}
 	e.untouched(before, "a no-op PUT")
+}
+
+// A patch or apply that empties resourceVersion overwrites a built-in
+// object as a PUT without one does, since kube's store treats every verb
+// alike (client-go's apply configurations send "resourceVersion": "");
+// a kind that allows no unconditional update (CustomResourceDefinitions,
+// custom resources) answers it with kube's 422 and changes nothing.
+func TestPatchWithoutResourceVersion(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", cmPath, `{"metadata":{"name":"a"},"data":{"k":"0"}}`, http.StatusCreated)
+	for i, p := range []struct{ contentType, body string }{
+		{"application/merge-patch+json", `{"metadata":{"resourceVersion":""},"data":{"k":"1"}}`},
+		{"application/merge-patch+json", `{"metadata":{"resourceVersion":null},"data":{"k":"2"}}`},
+		{"application/strategic-merge-patch+json", `{"metadata":{"resourceVersion":""},"data":{"k":"3"}}`},
+		{"application/json-patch+json", `[{"op":"replace","path":"/metadata/resourceVersion","value":""},{"op":"replace","path":"/data/k","value":"4"}]`},
+		{applyCT, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  resourceVersion: \"\"\ndata:\n  k: \"5\"\n"},
+	} {
+		want := strconv.Itoa(i + 1)
+		query := ""
+		if p.contentType == applyCT {
+			query = "?fieldManager=m&force=true"
+		}
+		got := e.mustDo("PATCH", cmPath+"/a"+query, p.body, http.StatusOK, "Content-Type", p.contentType)
+		if str(got, "data.k") != want || str(got, "metadata.resourceVersion") == "" {
+			t.Fatalf("%s %s stored %v", p.contentType, p.body, got)
+		}
+	}
+
+	crd := e.mustDo("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+		`{"metadata":{"name":"gadgets.samples.example.com"},`+kindSamples["apiextensions.k8s.io/customresourcedefinitions"][1:], http.StatusCreated)
+	path := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + str(crd, "metadata.name")
+	before := e.etcdState()
+	resp, data := e.do("PATCH", path, `{"metadata":{"resourceVersion":"","labels":{"x":"y"}}}`, "Content-Type", "application/merge-patch+json")
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(data),
+		`customresourcedefinitions.apiextensions.k8s.io \"gadgets.samples.example.com\" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`) {
+		t.Fatalf("a CRD patched without resourceVersion: %d %s", resp.StatusCode, data)
+	}
+	e.untouched(before, "a CRD patched without resourceVersion")
 }

@@ -219,14 +219,8 @@ func (q *request) update() error {
 		if err := q.preconditions(next, live); err != nil {
 			return nil, err
 		}
-		if next.GetResourceVersion() == "" {
-			if !q.unconditionalUpdates() {
-				return nil, apierrors.NewInvalid(q.res.GroupVersionKind().GroupKind(), q.info.Name, field.ErrorList{
-					field.Invalid(field.NewPath("metadata", "resourceVersion"), "", "must be specified for an update")})
-			}
-			// Kube lets a PUT without resourceVersion overwrite most
-			// built-in objects unconditionally.
-			next.SetResourceVersion(live.GetResourceVersion())
+		if err := q.unconditional(next, live); err != nil {
+			return nil, err
 		}
 		return next, q.admitUpdate(wr, next, live)
 	}, wr.dryRun)
@@ -248,6 +242,24 @@ func (q *request) preconditions(obj, cur *unstructured.Unstructured) error {
 		return apierrors.NewConflict(q.groupResource(), q.info.Name,
 			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, cur.GetUID()))
 	}
+	return nil
+}
+
+// unconditional lets a write whose object has no resourceVersion (a PUT
+// without one, a patch or apply that empties it) overwrite the current
+// object where the kind allows it, as kube's store does for most
+// built-in kinds whatever the verb; else it is refused as kube refuses it.
+func (q *request) unconditional(obj, cur *unstructured.Unstructured) error {
+	if obj.GetResourceVersion() != "" {
+		return nil
+	}
+	if !q.unconditionalUpdates() {
+		// kube names the resource, not the kind, and the version it parsed.
+		gr := q.groupResource()
+		return apierrors.NewInvalid(schema.GroupKind{Group: gr.Group, Kind: gr.Resource}, q.info.Name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), uint64(0), "must be specified for an update")})
+	}
+	obj.SetResourceVersion(cur.GetResourceVersion())
 	return nil
 }
 
