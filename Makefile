@@ -9,7 +9,7 @@ RUN_DIR  := .run
 PKGS     := work
 TEST_TIMEOUT ?= 35m
 
-.PHONY: all build kube-binaries run test test-long conformance test-unit test-e2e lint fmt vet check-work sync-work bench profile clean images certs compose-up compose-down
+.PHONY: all build kube-binaries run test test-long conformance controller-runtime test-unit test-e2e lint fmt vet check-work sync-work bench profile clean images certs compose-up compose-down
 
 all: build
 
@@ -46,6 +46,10 @@ test-long: build kube-binaries
 ## conformance: Kubernetes' own [Conformance] tests (kube's e2e.test) against kubesplit and against kube-apiserver v1.37.2, each test's result on both in .run/conformance/summary.md (hack/conformance.sh, test/conformance/selection.txt; long, not part of make test)
 conformance: build
 	@BIN=$(BIN) hack/conformance.sh
+
+## controller-runtime: controller-runtime v0.25.2's own envtest suites (pkg/client, pkg/cache, pkg/builder) against kube-apiserver v1.37.2 and against kubesplit, each suite on a freshly started server, counts and the specs failing on kubesplit only in .run/controller-runtime/summary.md (hack/controller-runtime.sh; not part of make test)
+controller-runtime: build
+	@BIN=$(BIN) hack/controller-runtime.sh
 
 ## lint: formatting, vet, go.work in sync with the modules, and each module building and tidy on its own (hack/lint-modules.sh)
 lint: check-work
